@@ -1,0 +1,3 @@
+from shotbridge.cli import main
+
+main()

@@ -1,0 +1,40 @@
+"""The ``shotctl`` command. Each subcommand lives in a module of its own beside this one."""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from shotbridge import __version__
+
+# name -> "module:attribute"; imported lazily so `shotctl host` starts fast and a broken
+# optional piece cannot stop the others from working.
+_COMMANDS: dict[str, str] = {
+    "shrink": "shotbridge.cli.shrink:shrink",
+}
+
+
+class _LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = _COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module, attr = target.split(":")
+        return getattr(importlib.import_module(module), attr)
+
+
+@click.group(cls=_LazyGroup)
+@click.version_option(__version__, prog_name="shotctl")
+def main() -> None:
+    """shotbridge: screenshots of your browser, small and labelled, for AI assistants."""
+
+
+# Exit codes shared by the subcommands.
+EXIT_OK = 0
+EXIT_FAILED = 1  # the capture or operation failed
+EXIT_BAD_INPUT = 2  # click's own code for usage errors, reused for bad input
+EXIT_NO_BROWSER = 3  # no browser/extension connected and none could be started

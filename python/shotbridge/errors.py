@@ -1,0 +1,79 @@
+"""The exceptions shotbridge raises. Every one derives from :class:`ShotbridgeError`.
+
+The Rust core raises the :class:`ImageError` family (it imports these classes with PyO3's
+``import_exception!``), so Python owns the hierarchy and callers catch one base class.
+"""
+
+from __future__ import annotations
+
+
+class ShotbridgeError(Exception):
+    """Base class of every error shotbridge raises on purpose."""
+
+
+# ---- image core -----------------------------------------------------------------------------
+
+
+class ImageError(ShotbridgeError, ValueError):
+    """The image core refused an input; ``reason`` names why in one word."""
+
+    reason = "image_error"
+
+
+class EmptyInputError(ImageError):
+    reason = "empty_input"
+
+
+class Base64Error(ImageError):
+    reason = "bad_base64"
+
+
+class UnknownFormatError(ImageError):
+    reason = "unknown_format"
+
+
+class CorruptImageError(ImageError):
+    reason = "corrupt_image"
+
+
+class ImageTooLargeError(ImageError):
+    """Over 100 megapixels or a side over 32 768 px: refused before decoding (decompression bomb)."""
+
+    reason = "too_large"
+
+
+class CoreInternalError(ImageError):
+    """A bug inside the core (a Rust panic), surfaced instead of a crash."""
+
+    reason = "internal"
+
+
+# ---- bus and browser ------------------------------------------------------------------------
+
+
+class FrameError(ShotbridgeError):
+    """A frame on the bus or on Chrome's native-messaging pipe was truncated, oversized or garbage."""
+
+
+class BusError(ShotbridgeError):
+    """The bus could not be reached, or the host went away."""
+
+
+class NotConnectedError(BusError):
+    """No host is running, or no extension is connected to it."""
+
+
+class CommandError(ShotbridgeError):
+    """The extension or host answered a request with an error (``code`` from protocol.ErrorCode)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.message} [{self.code}]"
+
+
+class BrowserError(ShotbridgeError):
+    """A headless browser could not be found, started, or reached."""

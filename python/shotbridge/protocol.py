@@ -1,0 +1,183 @@
+"""Message shapes shared by the extension, the host and bus clients.
+
+Two hops carry these messages:
+
+* native messaging (extension <-> host): JSON, Chrome's framing. Requests go host -> extension as
+  ``{"id", "cmd", "args"}``; the extension answers ``{"id", "ok": true, "result"}`` or
+  ``{"id", "ok": false, "error": {"code", "message"}}`` and volunteers events as
+  ``{"event", "data"}``.
+* the bus (client <-> host): msgpack frames with the same ``{"id", "cmd", "args"}`` request and
+  ``{"id", "ok", "result" | "error"}`` reply; image bytes travel raw.
+
+Geometry convention, everywhere: rectangles from the page are CSS pixels relative to the top-left
+of the *viewport* (as ``getBoundingClientRect`` gives them). A capture reports ``origin``, the
+viewport-relative CSS position of the image's top-left corner, and ``css_size``, the CSS size the
+image covers; a rectangle's position in the image is therefore ``rect - origin`` in CSS px, times
+``image_px / css_size`` in image px.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+HOST_NAME = "dev.shotbridge.host"
+# The extension's ID follows from the public key in extension/manifest.json ("key").
+EXTENSION_ID = "lgpadcfmcnglbejkodbbdfcnfnaffoae"
+EXTENSION_ORIGIN = f"chrome-extension://{EXTENSION_ID}/"
+PROTOCOL_VERSION = 1
+
+
+class ErrorCode(StrEnum):
+    """Error codes shared by the extension, the host and clients."""
+
+    BAD_REQUEST = "bad_request"  # malformed or unknown command / arguments
+    BAD_FRAME = "bad_frame"  # truncated, oversized or undecodable frame
+    NOT_CONNECTED = "not_connected"  # no extension connected to the host
+    NO_TAB = "no_tab"  # no tab to act on (none tracked, tab id unknown)
+    TAB_CLOSED = "tab_closed"  # the tab went away mid-command
+    RESTRICTED_PAGE = "restricted_page"  # chrome://, the Web Store, other extensions
+    INVALID_SELECTOR = "invalid_selector"
+    NOT_FOUND = "not_found"  # selector matched nothing
+    DEBUGGER_UNAVAILABLE = "debugger_unavailable"  # chrome.debugger could not attach
+    CAPTURE_FAILED = "capture_failed"
+    NAVIGATION_FAILED = "navigation_failed"
+    TIMEOUT = "timeout"
+    IMAGE_ERROR = "image_error"  # the core refused the image
+    INTERNAL = "internal"
+
+
+RESTRICTED_MESSAGE = "Cannot capture screenshots of browser internal pages."
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+
+class Rect(Model):
+    x: float
+    y: float
+    width: float
+    height: float
+
+
+class Size(Model):
+    width: float
+    height: float
+
+
+class Point(Model):
+    x: float
+    y: float
+
+
+class ErrorInfo(Model):
+    code: ErrorCode
+    message: str
+
+
+class Request(Model):
+    id: str
+    cmd: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class Reply(Model):
+    id: str
+    ok: bool
+    result: dict[str, Any] | None = None
+    error: ErrorInfo | None = None
+
+
+class Event(Model):
+    event: str
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+# ---- extension commands -------------------------------------------------------------------------
+
+
+class TabInfo(Model):
+    id: int
+    window_id: int
+    url: str
+    title: str
+    active: bool
+    tracked: bool = False
+
+
+class Hello(Model):
+    """First event the extension sends after connecting."""
+
+    protocol: int = PROTOCOL_VERSION
+    extension_version: str
+    profile_id: str  # random id kept in chrome.storage.local: one per browser profile
+    user_agent: str
+    tracked_tab: int | None = None
+
+
+class CaptureArgs(Model):
+    """``capture``: screenshot of a tab."""
+
+    tab_id: int | None = None  # default: the tracked tab
+    method: Literal["auto", "cdp", "visible"] = "auto"  # auto: CDP, falling back to visible
+    format: Literal["jpeg", "png"] = "jpeg"
+    quality: int = Field(90, ge=1, le=100)
+    # Render scale (image px per CSS px) asked of the browser; None = devicePixelRatio.
+    scale: float | None = Field(None, gt=0, le=4)
+    selector: str | None = None  # clip to this element
+    full_page: bool = False
+    max_height_css: int = 16384
+    timeout_ms: int = 10000
+
+
+class CaptureResult(Model):
+    data_url: str  # data:image/jpeg;base64,...
+    method: Literal["cdp", "visible"]
+    url: str
+    title: str
+    tab_id: int
+    device_pixel_ratio: float
+    viewport: Size  # CSS px
+    scroll: Point  # CSS px
+    origin: Point  # viewport-relative CSS px of the image's top-left
+    css_size: Size  # CSS size the image covers
+    # Password fields and other secrets to black out, viewport-relative CSS px.
+    masks: list[Rect] = Field(default_factory=list)
+    unavailable: list[str] = Field(default_factory=list)  # capture modes not available, and why
+    truncated: bool = False  # full page cut at max_height_css
+    page_height: float | None = None
+
+
+class ElementInfo(Model):
+    selector: str
+    tag: str
+    role: str = ""
+    name: str = ""
+    text: str = ""
+    bounds: Rect  # viewport-relative CSS px
+    interaction_hint: str = Field("clickable", alias="interactionHint")
+    in_viewport: bool = True
+
+
+class DiscoverArgs(Model):
+    """``discover``: find elements to label."""
+
+    tab_id: int | None = None
+    target: Literal["interactive", "all_visible", "custom"] = "interactive"
+    selector: str | None = None  # with target=custom
+    max: int = Field(50, ge=1, le=100)
+    include_offscreen: bool = False
+
+
+class DiscoverResult(Model):
+    url: str
+    title: str
+    ready_state: str
+    device_pixel_ratio: float
+    viewport: Size
+    scroll: Point
+    elements: list[ElementInfo]  # reading order, at most `max`
+    total_found: int
