@@ -12,6 +12,13 @@ from shotbridge import __version__
 # optional piece cannot stop the others from working.
 _COMMANDS: dict[str, str] = {
     "shrink": "shotbridge.cli.shrink:shrink",
+    "capture": "shotbridge.cli.capture:capture",
+    "host": "shotbridge.cli.host:host",
+    "install": "shotbridge.cli.install:install",
+    "uninstall": "shotbridge.cli.install:uninstall",
+    "extension-path": "shotbridge.cli.install:extension_path",
+    "doctor": "shotbridge.cli.doctor:doctor",
+    "mcp": "shotbridge.cli.mcp:mcp",
 }
 
 
