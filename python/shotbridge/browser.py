@@ -1,0 +1,173 @@
+"""A headless Chromium of our own, with the bundled extension and a host wired through its manifest.
+
+Used when no desktop browser is connected (``--browser headless`` or ``auto``): the browser gets a
+throwaway profile whose ``NativeMessagingHosts`` folder points at a launcher for ``shotctl host``,
+and a private runtime directory so its host cannot be confused with any other on the machine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+from pathlib import Path
+
+from shotbridge.errors import BrowserError
+
+_CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
+
+# Flags every headless run needs: no sandbox (we may run as root in CI), no network chatter that
+# a closed network refuses, no first-run UI.
+_FLAGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-features=Translate,MediaRouter",
+    "--hide-scrollbars",
+    "--mute-audio",
+)
+
+
+def find_chrome() -> Path:
+    """The browser to launch: ``$CHROME_PATH``, else the first Chromium/Chrome on PATH."""
+    env = os.environ.get("CHROME_PATH")
+    if env:
+        if Path(env).is_file() and os.access(env, os.X_OK):
+            return Path(env)
+        raise BrowserError(f"CHROME_PATH={env} is not an executable file")
+    for name in _CANDIDATES:
+        found = shutil.which(name)
+        if found:
+            return Path(found)
+    raise BrowserError(
+        "no Chromium or Chrome found: install one (Debian/Ubuntu: `sudo apt-get install chromium`)"
+        " or set CHROME_PATH"
+    )
+
+
+class HeadlessBrowser:
+    """One headless Chromium process with the extension loaded; a context manager.
+
+    >>> with HeadlessBrowser() as browser:
+    ...     client = await BusClient.connect(runtime_dir=browser.runtime_dir)
+    """
+
+    def __init__(
+        self,
+        *,
+        window_size: tuple[int, int] = (1280, 800),
+        device_scale_factor: float | None = None,
+        start_url: str = "about:blank",
+        chrome: Path | None = None,
+        extra_args: tuple[str, ...] = (),
+    ) -> None:
+        self.window_size = window_size
+        self.device_scale_factor = device_scale_factor
+        self.start_url = start_url
+        self.chrome = chrome
+        self.extra_args = extra_args
+        self.process: subprocess.Popen[bytes] | None = None
+        self._tmp: Path | None = None
+
+    @property
+    def root(self) -> Path:
+        if self._tmp is None:
+            raise BrowserError("browser not started")
+        return self._tmp
+
+    @property
+    def runtime_dir(self) -> Path:
+        """Where this browser's host puts its bus socket."""
+        return self.root / "run"
+
+    @property
+    def log_path(self) -> Path:
+        return self.root / "chromium.log"
+
+    def start(self) -> HeadlessBrowser:
+        from shotbridge import install  # imported here: keeps `import shotbridge.browser` light
+
+        chrome = self.chrome or find_chrome()
+        # Short path: the bus socket lives below it and AF_UNIX paths are limited to 108 bytes.
+        self._tmp = Path(tempfile.mkdtemp(prefix="sb-"))
+        profile = self.root / "profile"
+        state = self.root / "state"
+        for d in (profile, state, self.runtime_dir):
+            d.mkdir(mode=0o700, parents=True, exist_ok=True)
+        launcher = install.write_launcher(
+            self.root / "host-launcher.sh",
+            env={
+                "SHOTBRIDGE_RUNTIME_DIR": str(self.runtime_dir),
+                "SHOTBRIDGE_STATE_DIR": str(state),
+            },
+        )
+        install.write_manifest(profile / "NativeMessagingHosts", launcher)
+
+        args = [
+            str(chrome),
+            *_FLAGS,
+            f"--user-data-dir={profile}",
+            f"--load-extension={install.extension_dir()}",
+            f"--window-size={self.window_size[0]},{self.window_size[1]}",
+        ]
+        if self.device_scale_factor:
+            args.append(f"--force-device-scale-factor={self.device_scale_factor}")
+        args += [*self.extra_args, self.start_url]
+        log = self.log_path.open("wb")
+        try:
+            self.process = subprocess.Popen(
+                args,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own process group, so close() ends helpers too
+            )
+        except OSError as exc:
+            self.close()
+            raise BrowserError(f"could not start {chrome}: {exc}") from exc
+        finally:
+            log.close()
+        return self
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def close(self) -> None:
+        """End the browser (and its process group, which includes the host) and remove its files."""
+        proc, self.process = self.process, None
+        if proc is not None and proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=5)
+        if self._tmp is not None:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+            self._tmp = None
+
+    def tail_log(self, lines: int = 20) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+    def __enter__(self) -> HeadlessBrowser:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+__all__ = ["HeadlessBrowser", "find_chrome"]
