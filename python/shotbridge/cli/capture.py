@@ -1,0 +1,194 @@
+"""``shotctl capture``: a screenshot of a browser tab, small and optionally labelled."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+
+from shotbridge.cli import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_NO_BROWSER
+
+
+class _Status:
+    """Says on stderr what is going on, but only once a step has taken longer than a second."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self._step = ""
+        self._since = time.monotonic()
+        self._done = threading.Event()
+        self._shown = ""
+        if not quiet:
+            threading.Thread(target=self._watch, daemon=True).start()
+
+    def step(self, text: str) -> None:
+        self._step, self._since = text, time.monotonic()
+
+    def _watch(self) -> None:
+        while not self._done.wait(0.25):
+            if self._step and self._step != self._shown and time.monotonic() - self._since > 1.0:
+                self._shown = self._step
+                click.echo(f"shotctl: {self._step}…", err=True)
+
+    def stop(self) -> None:
+        self._done.set()
+
+
+def _target_url(url: str | None) -> tuple[str | None, Path | None]:
+    """A URL as given, or a local file to serve (extensions cannot script file:// pages)."""
+    if url is None:
+        return None, None
+    if url.startswith("file://"):
+        url = url.removeprefix("file://")
+    elif "://" in url or url.startswith(("about:", "data:", "chrome:")):
+        return url, None
+    path = Path(url)
+    if path.exists():
+        return None, path
+    if "." in url and "/" not in url.split(".")[0]:
+        return f"https://{url}", None  # `shotctl capture example.com`
+    raise click.BadParameter(f"{url!r} is neither a URL nor an existing file", param_hint="URL")
+
+
+@contextlib.contextmanager
+def _served(path: Path | None) -> Iterator[str | None]:
+    if path is None:
+        yield None
+        return
+    from shotbridge.localserve import LocalServer
+
+    with LocalServer(path) as served:
+        yield served
+
+
+async def _run(mode: str, args: dict[str, Any], window: tuple[int, int], dpr: float | None,
+               status: _Status) -> dict[str, Any]:
+    from shotbridge.connect import connect
+
+    status.step("connecting to the browser" if mode == "connected" else "starting headless Chromium")
+    conn = await connect(mode, window_size=window, device_scale_factor=dpr)  # type: ignore[arg-type]
+    try:
+        status.step("capturing")
+        return await conn.client.request("screenshot", args, timeout=args["timeout_ms"] / 1000 + 5)
+    finally:
+        status.step("closing")
+        await conn.close()
+
+
+def _outputs(out: Path | None) -> tuple[Path, Path, Path]:
+    main = out or Path(f"shot-{time.strftime('%Y%m%d-%H%M%S')}.jpg")
+    stem = main.with_suffix("")
+    return main, stem.with_name(stem.name + ".thumb.jpg"), stem.with_name(stem.name + ".json")
+
+
+@click.command()
+@click.argument("url", required=False)
+@click.option("--annotate", is_flag=True, help="Number the interactive elements and write their map.")
+@click.option("--full-page", is_flag=True, help="Capture the whole page, not just the viewport.")
+@click.option("--selector", metavar="CSS", help="Capture only the element this selector matches.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Where to write the JPEG (default: shot-<time>.jpg).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result's metadata as JSON.")
+@click.option("--browser", type=click.Choice(["auto", "connected", "headless"]), default="auto",
+              show_default=True, help="Use your connected browser, a headless one, or either.")
+@click.option("--target", type=click.Choice(["interactive", "all_visible", "custom"]),
+              default="interactive", show_default=True, help="What --annotate labels.")
+@click.option("--annotation-selector", metavar="CSS", help="With --target custom: what to label.")
+@click.option("--max-annotations", type=click.IntRange(1, 100), default=50, show_default=True)
+@click.option("--max-width", type=click.IntRange(16, 8192), default=1280, show_default=True)
+@click.option("--max-bytes", type=click.IntRange(2000), default=500_000, show_default=True)
+@click.option("--window-size", default="1280x800", show_default=True,
+              help="Headless window size, WIDTHxHEIGHT.")
+@click.option("--dpr", type=click.FloatRange(0.5, 4), help="Headless device pixel ratio.")
+@click.option("--timeout", type=click.FloatRange(1, 120), default=20, show_default=True,
+              help="Seconds to allow the capture (navigation included).")
+@click.option("-q", "--quiet", is_flag=True, help="No status lines on stderr.")
+def capture(url: str | None, annotate: bool, full_page: bool, selector: str | None,
+            output: Path | None, as_json: bool, browser: str, target: str,
+            annotation_selector: str | None, max_annotations: int, max_width: int,
+            max_bytes: int, window_size: str, dpr: float | None, timeout: float,
+            quiet: bool) -> None:
+    """Capture URL (or a local HTML file, or the tracked tab) as an AI-ready JPEG.
+
+    Writes the JPEG, a 320 px thumbnail beside it, and with --annotate the label map as JSON.
+    Exit codes: 0 done, 1 capture failed, 2 bad input, 3 no browser.
+    """
+    from shotbridge.errors import BrowserError, BusError, CommandError, ShotbridgeError
+
+    try:
+        w, h = (int(v) for v in window_size.lower().split("x"))
+    except ValueError:
+        raise click.BadParameter("expected WIDTHxHEIGHT", param_hint="--window-size") from None
+    if target == "custom" and not annotation_selector:
+        raise click.BadParameter("--target custom needs --annotation-selector")
+    remote, local = _target_url(url)
+    main_path, thumb_path, map_path = _outputs(output)
+
+    status = _Status(quiet or as_json)
+    try:
+        with _served(local) as served:
+            args = {
+                "url": remote or served,
+                "annotate": annotate,
+                "full_page": full_page,
+                "selector": selector,
+                "target": target,
+                "annotation_selector": annotation_selector,
+                "max_annotations": max_annotations,
+                "max_width": max_width,
+                "max_bytes": max_bytes,
+                "timeout_ms": int(timeout * 1000),
+            }
+            result = asyncio.run(_run(browser, args, (w, h), dpr, status))
+    except BrowserError as exc:
+        _fail(str(exc), EXIT_NO_BROWSER)
+    except BusError as exc:
+        _fail(f"{exc}\nhint: run `shotctl doctor`, or use --browser headless", EXIT_NO_BROWSER)
+    except CommandError as exc:
+        code = EXIT_BAD_INPUT if exc.code in {"bad_request", "invalid_selector"} else EXIT_FAILED
+        if exc.code == "not_connected":
+            code = EXIT_NO_BROWSER
+        _fail(str(exc), code)
+    except ShotbridgeError as exc:
+        _fail(str(exc), EXIT_FAILED)
+    finally:
+        status.stop()
+
+    main_path.write_bytes(result.pop("jpeg"))
+    thumb_path.write_bytes(result.pop("thumbnail"))
+    meta = {"image": str(main_path), "thumbnail": str(thumb_path), **result}
+    if annotate:
+        map_path.write_text(json.dumps({
+            "page": {"url": result["url"], "title": result["title"], "viewport": result["viewport"]},
+            "annotations": result["annotations"],
+            "total_found": result["total_found"],
+        }, indent=2))
+        meta["annotation_map"] = str(map_path)
+    if as_json:
+        click.echo(json.dumps(meta, indent=2))
+        return
+    click.echo(
+        f"{main_path}  {result['width']}×{result['height']}  {result['bytes']:,} bytes  "
+        f"q{result['quality']}  {result['url']}"
+    )
+    extras = [f"thumbnail {thumb_path}"]
+    if annotate:
+        extras.append(f"{len(result['annotations'])} labels (of {result['total_found']}) → {map_path}")
+    if result["masked"]:
+        extras.append(f"{result['masked']} secret region(s) masked")
+    if result["unavailable"]:
+        extras.append("unavailable: " + "; ".join(result["unavailable"]))
+    click.echo("  " + " · ".join(extras))
+
+
+def _fail(message: str, code: int) -> None:
+    click.echo(f"shotctl capture: {message}", err=True)
+    sys.exit(code)
