@@ -1,0 +1,112 @@
+"""End-to-end capture latency: bus request → processed JPEG ready, in real headless Chromium.
+
+Runs every capture variant side by side in one browser, one run, interleaved round-robin so the
+shared machine's noise falls on all of them alike:
+
+    python bench/bench_capture.py [--runs 30] [--out bench/results-capture.md]
+
+Variants: CDP vs captureVisibleTab, JPEG vs PNG from the browser, CDP rendering at the output size
+(`clip.scale`) vs full size shrunk by the core, and an annotated capture.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from PIL import Image
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from shotbridge.browser import HeadlessBrowser  # noqa: E402
+from shotbridge.client import BusClient, wait_for_host  # noqa: E402
+from shotbridge.localserve import LocalServer  # noqa: E402
+
+VARIANTS: dict[str, dict[str, Any]] = {
+    "cdp jpeg, rendered at output size (default)": {},
+    "cdp jpeg, full size → core": {"render_at_output_size": False},
+    "cdp png, full size → core": {"render_at_output_size": False, "browser_format": "png"},
+    "captureVisibleTab jpeg → core": {"method": "visible"},
+    "captureVisibleTab png → core": {"method": "visible", "browser_format": "png"},
+    "annotated (cdp jpeg + 50 labels)": {"annotate": True},
+}
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, round(q * (len(values) - 1)))]
+
+
+async def run(runs: int, warmup: int) -> list[dict[str, Any]]:
+    with LocalServer(REPO / "demo" / "index.html") as url, HeadlessBrowser(
+        window_size=(1920, 1080)
+    ) as browser:
+        await wait_for_host(runtime_dir=browser.runtime_dir, timeout=30, connected=True)
+        async with await BusClient.connect(runtime_dir=browser.runtime_dir) as client:
+            await client.request("navigate", {"url": url}, timeout=20)
+            times: dict[str, list[float]] = {k: [] for k in VARIANTS}
+            last: dict[str, dict[str, Any]] = {}
+            for i in range(warmup + runs):
+                for name, extra in VARIANTS.items():
+                    t0 = time.perf_counter()
+                    res = await client.request("screenshot", extra, timeout=30)
+                    dt = (time.perf_counter() - t0) * 1000
+                    if i >= warmup:
+                        times[name].append(dt)
+                    last[name] = res
+                    # captureVisibleTab is rate-limited by Chrome (2 calls/s): pace every variant
+                    # alike so none is measured against a throttled neighbour.
+                    await asyncio.sleep(0.55)
+    rows = []
+    for name, ts in times.items():
+        res = last[name]
+        Image.open(io.BytesIO(res["jpeg"])).load()  # every variant produced a valid JPEG
+        rows.append({
+            "variant": name,
+            "p50": statistics.median(ts),
+            "p95": pct(ts, 0.95),
+            "bytes": res["bytes"],
+            "size": f"{res['width']}×{res['height']}",
+            "browser_ms": res["timings"].get("browser_ms", 0.0),
+            "core_ms": res["timings"].get("core_ms", 0.0),
+        })
+    return rows
+
+
+def table(rows: list[dict[str, Any]], runs: int) -> str:
+    lines = [
+        f"End-to-end capture of a 1920×1080 page (demo/index.html), headless Chromium, {runs} runs "
+        "each, interleaved. Bus request → processed JPEG ready.",
+        "",
+        "| variant | p50 ms | p95 ms | output | bytes | browser ms (last) | core ms (last) |",
+        "|---|---:|---:|---|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['variant']} | {r['p50']:.1f} | {r['p95']:.1f} | {r['size']} | {r['bytes']:,} "
+            f"| {r['browser_ms']:.1f} | {r['core_ms']:.1f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--out", type=Path, default=REPO / "bench" / "results-capture.md")
+    a = ap.parse_args()
+    rows = asyncio.run(run(a.runs, a.warmup))
+    text = table(rows, a.runs)
+    print(text)
+    a.out.write_text(text)
+
+
+if __name__ == "__main__":
+    main()

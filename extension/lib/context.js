@@ -1,0 +1,70 @@
+// Per-command context: a deadline and the tabs the command depends on. Handlers never have to poll
+// for these; `cancelled` rejects as soon as the deadline passes or a watched tab closes, and the
+// dispatcher races the handler against it so every request gets exactly one, timely reply.
+
+import { Code, ShotError } from './errors.js';
+import { onTabRemoved } from './tabs.js';
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+const MAX_TIMEOUT_MS = 300_000;
+
+export class CommandContext {
+  /**
+   * @param {string} cmd
+   * @param {Record<string, any>} args
+   */
+  constructor(cmd, args) {
+    this.cmd = cmd;
+    this.args = args;
+    const t = args.timeout_ms;
+    if (t !== undefined && t !== null && !(Number.isFinite(t) && t > 0)) {
+      throw new ShotError(Code.BAD_REQUEST, 'timeout_ms must be a positive number');
+    }
+    this.timeoutMs = Math.min(t ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
+    /** @type {Set<number>} */
+    this.watched = new Set();
+    this.done = false;
+    this.started = performance.now();
+    /** @type {(e: Error) => void} */
+    let reject = () => {};
+    /** @type {Promise<never>} */
+    this.cancelled = new Promise((_, rej) => {
+      reject = rej;
+    });
+    this.cancelled.catch(() => {}); // observed by the dispatcher; avoid unhandled-rejection noise
+    this.cancel = reject;
+    this.timer = setTimeout(
+      () => reject(new ShotError(Code.TIMEOUT, `${cmd} did not finish within ${this.timeoutMs} ms`)),
+      this.timeoutMs,
+    );
+    this.unsubscribe = onTabRemoved((tabId) => {
+      if (this.watched.has(tabId)) reject(new ShotError(Code.TAB_CLOSED, `Tab ${tabId} was closed during ${cmd}.`));
+    });
+  }
+
+  /** Fail this command with tab_closed if `tabId` closes before it finishes. */
+  watchTab(/** @type {number} */ tabId) {
+    this.watched.add(tabId);
+  }
+
+  /** ms left before the deadline (for steps that take their own timeout). */
+  remainingMs() {
+    return this.timeoutMs - (performance.now() - this.started);
+  }
+
+  /**
+   * Race `promise` against cancellation (used inside handlers so cleanup code runs on time).
+   * @template T
+   * @param {Promise<T>} promise
+   * @returns {Promise<T>}
+   */
+  guard(promise) {
+    return Promise.race([promise, this.cancelled]);
+  }
+
+  finish() {
+    this.done = true;
+    clearTimeout(this.timer);
+    this.unsubscribe();
+  }
+}

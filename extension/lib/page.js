@@ -1,0 +1,90 @@
+// Runs the page-side library (extension/page/*.js) in a tab's ISOLATED world via chrome.scripting.
+// The library files are injected once per document (they register themselves on
+// globalThis.__shotbridge); each call then sends only a tiny self-contained trampoline plus JSON
+// args. The isolated world cannot be tampered with by page scripts (own prototypes and globals),
+// which matters for the password masks.
+
+import { Code, ShotError, fromChromeError } from './errors.js';
+
+export const PAGE_LIB_VERSION = chrome.runtime.getManifest().version;
+const PAGE_FILES = [
+  'page/lib.js',
+  'page/reading-order.js',
+  'page/a11y.js',
+  'page/selector.js',
+  'page/probe.js',
+  'page/discover.js',
+  'page/page-info.js',
+];
+
+/**
+ * Serialized into the page by chrome.scripting, so it must not use anything from this module.
+ * @param {string} name
+ * @param {any} args
+ * @param {string} version
+ */
+function trampoline(name, args, version) {
+  const lib = /** @type {any} */ (globalThis).__shotbridge;
+  if (!lib || lib.version !== version || typeof lib[name] !== 'function') return { needLib: true };
+  try {
+    return { value: lib[name](args) };
+  } catch (e) {
+    return { thrown: String((e && e.message) || e) };
+  }
+}
+
+/**
+ * @typedef {{frameId: number, value: any}} FrameValue
+ */
+
+/**
+ * Call `__shotbridge[name](args)` in the tab's frames.
+ * @param {number} tabId
+ * @param {string} name
+ * @param {any} args
+ * @param {{allFrames?: boolean}} [opts]
+ * @returns {Promise<FrameValue[]>} one entry per frame that answered (top frame has frameId 0)
+ */
+export async function callPageAll(tabId, name, args, opts = {}) {
+  const target = opts.allFrames ? { tabId, allFrames: true } : { tabId };
+  let results = await exec({ target, func: trampoline, args: [name, args ?? null, PAGE_LIB_VERSION] });
+  const missing = results.filter((r) => r.result?.needLib).map((r) => r.frameId);
+  if (missing.length) {
+    await exec({ target: { tabId, frameIds: missing }, files: PAGE_FILES });
+    const again = await exec({
+      target: { tabId, frameIds: missing },
+      func: trampoline,
+      args: [name, args ?? null, PAGE_LIB_VERSION],
+    });
+    results = results.filter((r) => !missing.includes(r.frameId)).concat(again);
+  }
+  return results.map((r) => {
+    const out = r.result;
+    if (!out || out.needLib) {
+      throw new ShotError(Code.INTERNAL, `page library did not load in frame ${r.frameId}`);
+    }
+    if ('thrown' in out) throw new ShotError(Code.INTERNAL, `page script failed: ${out.thrown}`);
+    return { frameId: r.frameId, value: out.value };
+  });
+}
+
+/**
+ * Call `__shotbridge[name](args)` in the tab's top frame.
+ * @param {number} tabId
+ * @param {string} name
+ * @param {any} [args]
+ */
+export async function callPage(tabId, name, args) {
+  const [top] = await callPageAll(tabId, name, args);
+  if (!top) throw new ShotError(Code.INTERNAL, 'page script returned nothing');
+  return top.value;
+}
+
+/** @param {chrome.scripting.ScriptInjection<any[], any>} injection */
+async function exec(injection) {
+  try {
+    return await chrome.scripting.executeScript(injection);
+  } catch (e) {
+    throw fromChromeError(e, Code.INTERNAL);
+  }
+}

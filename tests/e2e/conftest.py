@@ -1,0 +1,82 @@
+"""Fixtures for end-to-end tests: real headless Chromium, the real extension, the real host.
+
+Nothing here is a stand-in: Chromium launches the host through the native-messaging manifest in a
+throwaway profile, and tests talk to that host over the real bus.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+import time
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from shotbridge.browser import HeadlessBrowser
+
+PAGES = Path(__file__).resolve().parents[1] / "pages"
+
+
+class _Handler(SimpleHTTPRequestHandler):
+    """Static pages, plus /slow?ms=N which answers after N ms (to catch a request mid-flight)."""
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/slow"):
+            ms = int(self.path.partition("ms=")[2] or "3000")
+            time.sleep(ms / 1000)
+            body = b"<!doctype html><title>slow</title><button>late</button>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        super().do_GET()
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
+
+
+@pytest.fixture(scope="session")
+def pages_url() -> Iterator[str]:
+    """Base URL of tests/pages served on 127.0.0.1."""
+    server = ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_Handler, directory=str(PAGES))
+    )
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def start_browser(**kwargs: object) -> HeadlessBrowser:
+    from shotbridge.client import wait_for_host
+
+    browser = HeadlessBrowser(**kwargs).start()  # type: ignore[arg-type]
+    try:
+        asyncio.run(wait_for_host(runtime_dir=browser.runtime_dir, timeout=30, connected=True))
+    except BaseException:
+        print(browser.tail_log(40))
+        browser.close()
+        raise
+    return browser
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[HeadlessBrowser]:
+    """A 1920×1080 headless Chromium at devicePixelRatio 1 with the extension connected."""
+    b = start_browser(window_size=(1920, 1080))
+    yield b
+    b.close()
+
+
+@pytest.fixture(scope="module")
+def browser_dpr2() -> Iterator[HeadlessBrowser]:
+    b = start_browser(window_size=(1280, 800), device_scale_factor=2)
+    yield b
+    b.close()
