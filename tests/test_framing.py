@@ -13,7 +13,6 @@ import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from shotbridge.errors import FrameError
 from shotbridge.framing import BUS, NATIVE, NATIVE_MAX_OUT, Codec, bus_codec
 
@@ -43,8 +42,9 @@ _msgpack_scalars = (
 )
 msgpack_values = st.recursive(
     _msgpack_scalars,
-    lambda inner: st.lists(inner, max_size=5)
-    | st.dictionaries(st.text() | st.binary(), inner, max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=5) | st.dictionaries(st.text() | st.binary(), inner, max_size=5)
+    ),
     max_leaves=12,
 )
 msgpack_maps = st.dictionaries(st.text(), msgpack_values, max_size=8)
@@ -117,9 +117,9 @@ def test_native_uses_native_byte_order_and_utf8() -> None:
 
 @pytest.mark.parametrize("codec", [NATIVE, BUS], ids=["native", "bus"])
 def test_truncated_header(codec: Codec) -> None:
-    with pytest.raises(FrameError, match="truncated .* header"):
+    with pytest.raises(FrameError, match=r"truncated .* header"):
         codec.read(io.BytesIO(b"\x01\x00"))
-    with pytest.raises(FrameError, match="truncated .* header"):
+    with pytest.raises(FrameError, match=r"truncated .* header"):
         _aread(codec, b"\x01\x00")
 
 

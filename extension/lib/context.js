@@ -24,6 +24,8 @@ export class CommandContext {
     /** @type {Set<number>} */
     this.watched = new Set();
     this.done = false;
+    /** What the handler is waiting for; named in the timeout message. */
+    this.step = '';
     this.started = performance.now();
     /** @type {(e: Error) => void} */
     let reject = () => {};
@@ -34,7 +36,8 @@ export class CommandContext {
     this.cancelled.catch(() => {}); // observed by the dispatcher; avoid unhandled-rejection noise
     this.cancel = reject;
     this.timer = setTimeout(
-      () => reject(new ShotError(Code.TIMEOUT, `${cmd} did not finish within ${this.timeoutMs} ms`)),
+      () => reject(new ShotError(Code.TIMEOUT,
+        `${cmd} did not finish within ${this.timeoutMs} ms` + (this.step ? ` (was at: ${this.step})` : ''))),
       this.timeoutMs,
     );
     this.unsubscribe = onTabRemoved((tabId) => {

@@ -15,6 +15,7 @@ const PAGE_FILES = [
   'page/probe.js',
   'page/discover.js',
   'page/page-info.js',
+  'page/ready.js', // last: marks the library complete
 ];
 
 /**
@@ -34,7 +35,7 @@ function trampoline(name, args, version) {
 }
 
 /**
- * @typedef {{frameId: number, value: any}} FrameValue
+ * @typedef {{frameId: number, value?: any, error?: string}} FrameValue
  */
 
 /**
@@ -58,12 +59,11 @@ export async function callPageAll(tabId, name, args, opts = {}) {
     });
     results = results.filter((r) => !missing.includes(r.frameId)).concat(again);
   }
+  // A frame whose script failed is reported, not thrown: callers decide whether a subframe matters.
   return results.map((r) => {
     const out = r.result;
-    if (!out || out.needLib) {
-      throw new ShotError(Code.INTERNAL, `page library did not load in frame ${r.frameId}`);
-    }
-    if ('thrown' in out) throw new ShotError(Code.INTERNAL, `page script failed: ${out.thrown}`);
+    if (!out || out.needLib) return { frameId: r.frameId, error: `page library did not load in frame ${r.frameId}` };
+    if ('thrown' in out) return { frameId: r.frameId, error: `page script failed: ${out.thrown}` };
     return { frameId: r.frameId, value: out.value };
   });
 }
@@ -77,6 +77,7 @@ export async function callPageAll(tabId, name, args, opts = {}) {
 export async function callPage(tabId, name, args) {
   const [top] = await callPageAll(tabId, name, args);
   if (!top) throw new ShotError(Code.INTERNAL, 'page script returned nothing');
+  if (top.error) throw new ShotError(Code.INTERNAL, top.error);
   return top.value;
 }
 

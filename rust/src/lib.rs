@@ -1,1 +1,23 @@
-fn main(){}
+//! shotbridge image core: one screenshot in, a small labelled JPEG (plus thumbnail) out.
+//!
+//! Module map, in pipeline order: `input` (bytes / data URL / base64) -> `header` (format and
+//! size, before any allocation; `limits`) -> `decode` -> `resize` -> `mask` -> `annotate`
+//! (`placement`, `font`) -> `encode` under `budget`. `pipeline` ties them together and
+//! `python` is the PyO3 binding.
+
+pub mod annotate;
+pub mod budget;
+pub mod decode;
+pub mod encode;
+pub mod error;
+pub mod font;
+pub mod geometry;
+pub mod header;
+pub mod input;
+pub mod limits;
+pub mod mask;
+pub mod pipeline;
+pub mod placement;
+mod python;
+pub mod raster;
+pub mod resize;

@@ -1,0 +1,43 @@
+// Service worker entry. Listeners are registered synchronously at the top level (MV3 only routes
+// events to listeners that exist when the worker starts); the native port is opened here too, and
+// again from onStartup/onInstalled, which is harmless because connect() is idempotent.
+
+import * as native from './lib/native.js';
+import * as tabs from './lib/tabs.js';
+import * as debuggerSessions from './lib/debugger.js';
+import * as pageErrors from './lib/page-errors.js';
+import { handleRequest, EXTENSION_VERSION } from './lib/commands.js';
+import { PROTOCOL_VERSION, profileId } from './lib/identity.js';
+
+tabs.installListeners();
+tabs.setEmitter(native.sendEvent);
+debuggerSessions.installListeners();
+
+native.configure({
+  onMessage(msg) {
+    void handleRequest(msg).then((reply) => {
+      if (reply) native.post(reply);
+    });
+  },
+  async hello() {
+    return {
+      protocol: PROTOCOL_VERSION,
+      extension_version: EXTENSION_VERSION,
+      profile_id: await profileId(),
+      user_agent: navigator.userAgent,
+      tracked_tab: await tabs.trackedTabId().catch(() => null),
+    };
+  },
+});
+
+// Page errors relayed by content/errors-relay.js.
+chrome.runtime.onMessage.addListener((msg, sender) => {
+  if (sender.id !== chrome.runtime.id || !msg || msg.type !== 'shotbridge:page_error') return;
+  const tabId = sender.tab?.id;
+  if (tabId !== undefined) pageErrors.record(tabId, msg.entry);
+});
+chrome.tabs.onRemoved.addListener((tabId) => pageErrors.forget(tabId));
+
+chrome.runtime.onStartup.addListener(native.connect);
+chrome.runtime.onInstalled.addListener(native.connect);
+native.connect();

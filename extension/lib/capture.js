@@ -1,0 +1,355 @@
+// capture: screenshots with the geometry the host needs to map page rectangles onto the image.
+// CDP (chrome.debugger) is preferred: it captures background-safe, at any scale, clipped to an
+// element or the full page. chrome.tabs.captureVisibleTab is the fallback when the debugger cannot
+// attach (DevTools or another debugger client already on the tab, enterprise policy).
+
+import { Code, ShotError } from './errors.js';
+import { callPageAll } from './page.js';
+import { withDebugger } from './debugger.js';
+import { resolveTab } from './tabs.js';
+import { assertCapturable } from './restricted.js';
+import { MAX_MESSAGE_BYTES } from './native.js';
+
+/**
+ * @typedef {{tab_id: number | null, method: 'auto' | 'cdp' | 'visible', format: 'jpeg' | 'png',
+ *   quality: number, scale: number | null, selector: string | null, full_page: boolean,
+ *   max_height_css: number, debugger_idle_ms: number}} CaptureArgs
+ * @typedef {{x: number, y: number, width: number, height: number}} Rect
+ */
+
+const BACKGROUND_WAIT_MS = 3000;
+/** @param {number} ms */
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Validate against protocol.CaptureArgs (defaults included).
+ * @param {Record<string, any>} args
+ * @returns {CaptureArgs}
+ */
+export function parseCaptureArgs(args) {
+  const bad = (/** @type {string} */ m) => new ShotError(Code.BAD_REQUEST, m);
+  const a = {
+    tab_id: args.tab_id ?? null,
+    method: args.method ?? 'auto',
+    format: args.format ?? 'jpeg',
+    quality: args.quality ?? 90,
+    scale: args.scale ?? null,
+    selector: args.selector ?? null,
+    full_page: args.full_page ?? false,
+    max_height_css: args.max_height_css ?? 16384,
+    debugger_idle_ms: args.debugger_idle_ms ?? 2000,
+  };
+  if (!['auto', 'cdp', 'visible'].includes(a.method)) throw bad('method must be "auto", "cdp" or "visible"');
+  if (!['jpeg', 'png'].includes(a.format)) throw bad('format must be "jpeg" or "png"');
+  if (!Number.isInteger(a.quality) || a.quality < 1 || a.quality > 100) throw bad('quality must be an integer 1..100');
+  if (a.scale !== null && !(typeof a.scale === 'number' && a.scale > 0 && a.scale <= 4)) throw bad('scale must be a number in (0, 4]');
+  if (a.selector !== null && (typeof a.selector !== 'string' || !a.selector.trim())) throw bad('selector must be a non-empty string');
+  if (typeof a.full_page !== 'boolean') throw bad('full_page must be a boolean');
+  if (a.full_page && a.selector !== null) throw bad('use either selector or full_page, not both');
+  if (!Number.isInteger(a.max_height_css) || a.max_height_css < 1) throw bad('max_height_css must be a positive integer');
+  if (!(typeof a.debugger_idle_ms === 'number' && a.debugger_idle_ms >= 0 && a.debugger_idle_ms <= 60_000)) {
+    throw bad('debugger_idle_ms must be a number 0..60000');
+  }
+  return /** @type {CaptureArgs} */ (a);
+}
+
+/**
+ * Add the duration of `p` to timings[key] (ms, summed over retries).
+ * @template T
+ * @param {Record<string, number>} timings
+ * @param {string} key
+ * @param {Promise<T>} p
+ * @returns {Promise<T>}
+ */
+async function timed(timings, key, p) {
+  const t0 = performance.now();
+  try {
+    return await p;
+  } finally {
+    timings[key] = Math.round(((timings[key] || 0) + performance.now() - t0) * 10) / 10;
+  }
+}
+
+/**
+ * Page geometry and secrets to mask, from every frame. Masks are a safety feature: if they cannot
+ * be collected the capture fails instead of returning unmasked pixels.
+ * @param {number} tabId
+ * @param {string | null} selector
+ */
+async function probe(tabId, selector) {
+  let frames;
+  try {
+    frames = await callPageAll(tabId, 'probe', { selector }, { allFrames: true });
+  } catch (e) {
+    const code = /** @type {any} */ (e).code;
+    if (code === Code.RESTRICTED_PAGE || code === Code.TAB_CLOSED || code === Code.NAVIGATION_FAILED) throw e;
+    throw new ShotError(Code.CAPTURE_FAILED, `Could not collect password masks, so no image was taken: ${/** @type {Error} */ (e).message}`);
+  }
+  const top = frames.find((f) => f.frameId === 0);
+  if (!top || top.error || !top.value) {
+    throw new ShotError(Code.CAPTURE_FAILED, `Could not collect password masks, so no image was taken: ${top?.error || 'no answer from the page'}`);
+  }
+  const p = top.value;
+  // Secrets inside frames the top document cannot look into (cross-origin), or frames whose probe
+  // failed: mask every such frame whole, since we cannot tell which one it is.
+  const blind = frames.some((f) => f.frameId !== 0 && (f.error || (f.value.hasSecrets && !f.value.reachable)));
+  /** @type {Rect[]} */
+  const masks = blind ? p.masks.concat(p.opaqueFrames) : p.masks;
+  return { ...p, masks };
+}
+
+/** @param {Rect[]} a @param {Rect[]} b */
+function unionRects(a, b) {
+  const seen = new Set();
+  return a.concat(b).filter((r) => {
+    const k = `${r.x},${r.y},${r.width},${r.height}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+/** @param {Rect} a @param {Rect} b */
+function intersects(a, b) {
+  return Math.min(a.x + a.width, b.x + b.width) > Math.max(a.x, b.x) && Math.min(a.y + a.height, b.y + b.height) > Math.max(a.y, b.y);
+}
+
+/**
+ * @param {any} pre probe before the screenshot
+ * @param {any} post probe after it
+ * @param {Rect} area captured area, viewport-relative CSS px
+ */
+function masksFor(pre, post, area) {
+  return unionRects(pre.masks, post.masks).filter((m) => intersects(m, area));
+}
+
+/** @param {any} a @param {any} b */
+const sameScroll = (a, b) => a.scroll.x === b.scroll.x && a.scroll.y === b.scroll.y &&
+  a.viewport.width === b.viewport.width && a.viewport.height === b.viewport.height;
+
+/**
+ * @param {string} dataUrl
+ */
+function checkSize(dataUrl) {
+  if (dataUrl.length > MAX_MESSAGE_BYTES) {
+    throw new ShotError(Code.CAPTURE_FAILED,
+      `The image is ${(dataUrl.length / 1048576).toFixed(1)} MiB as base64, over Chrome's 64 MiB native-messaging limit; ` +
+      'use format jpeg, a lower scale or a smaller max_height_css.');
+  }
+}
+
+/**
+ * @param {import('./context.js').CommandContext} ctx
+ */
+export async function capture(ctx) {
+  const a = parseCaptureArgs(ctx.args);
+  const tab = await resolveTab(a.tab_id);
+  const tabId = /** @type {number} */ (tab.id);
+  ctx.watchTab(tabId);
+  assertCapturable(tab.url || tab.pendingUrl);
+  /** @type {Record<string, number>} */
+  const timings = {};
+  if (a.method === 'visible') return captureVisible(ctx, tab, a, timings, 'not available with method "visible"');
+  try {
+    return await captureCdp(ctx, tabId, !!tab.active, a, timings);
+  } catch (e) {
+    if (a.method !== 'auto' || /** @type {any} */ (e).code !== Code.DEBUGGER_UNAVAILABLE) throw e;
+    console.info('[shotbridge] CDP capture unavailable, falling back to captureVisibleTab:', /** @type {Error} */ (e).message);
+    const fresh = await resolveTab(tabId);
+    return captureVisible(ctx, fresh, a, timings, /** @type {Error} */ (e).message);
+  }
+}
+
+/**
+ * Where the image lies (CDP clip in document CSS px) and what it covers (viewport-relative).
+ * @param {any} pre
+ * @param {any} metrics Page.getLayoutMetrics result
+ * @param {CaptureArgs} a
+ */
+function planClip(pre, metrics, a) {
+  const dpr = pre.device_pixel_ratio;
+  // Page.captureScreenshot renders clip.scale * devicePixelRatio image px per CSS px.
+  const clipScale = (a.scale ?? dpr) / dpr;
+  const vp = pre.viewport;
+  const sc = pre.scroll;
+  const content = metrics?.cssContentSize || { width: 0, height: 0 };
+  const pageWidth = Math.max(pre.document.width, content.width);
+  const pageHeight = Math.max(pre.document.height, content.height);
+  let truncated = false;
+  /** @type {Rect} viewport-relative CSS px */
+  let area;
+  if (a.selector !== null) {
+    const t = pre.target;
+    if (!t) throw new ShotError(Code.INTERNAL, 'probe did not resolve the selector');
+    if (t.error) throw new ShotError(t.error.code, t.error.message);
+    const r = t.rect;
+    // Clamp to the document: CDP cannot paint outside it.
+    const x0 = Math.max(r.x, -sc.x);
+    const y0 = Math.max(r.y, -sc.y);
+    const x1 = Math.min(r.x + r.width, pageWidth - sc.x);
+    let y1 = Math.min(r.y + r.height, pageHeight - sc.y);
+    if (!(x1 - x0 > 0 && y1 - y0 > 0)) {
+      throw new ShotError(Code.CAPTURE_FAILED, `The element matching "${a.selector}" has no visible size (${r.width}x${r.height} CSS px).`);
+    }
+    if (y1 - y0 > a.max_height_css) {
+      y1 = y0 + a.max_height_css;
+      truncated = true;
+    }
+    area = { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+  } else if (a.full_page) {
+    const h = Math.min(pageHeight, a.max_height_css);
+    truncated = pageHeight > a.max_height_css;
+    area = { x: -sc.x, y: -sc.y, width: pageWidth, height: h };
+  } else {
+    area = { x: 0, y: 0, width: vp.width, height: vp.height };
+  }
+  const inViewport = area.x >= 0 && area.y >= 0 && area.x + area.width <= vp.width && area.y + area.height <= vp.height;
+  return {
+    area,
+    truncated,
+    pageHeight,
+    clip: { x: area.x + sc.x, y: area.y + sc.y, width: area.width, height: area.height, scale: clipScale },
+    captureBeyondViewport: !inViewport,
+  };
+}
+
+/**
+ * @param {import('./context.js').CommandContext} ctx
+ * @param {number} tabId
+ * @param {boolean} active the tab is the active tab of its window
+ * @param {CaptureArgs} a
+ * @param {Record<string, number>} timings
+ */
+async function captureCdp(ctx, tabId, active, a, timings) {
+  ctx.step = 'chrome.debugger.attach';
+  return withDebugger(tabId, { idleMs: a.debugger_idle_ms, cancelled: ctx.cancelled }, async (dbg) => {
+    timings.attach = Math.round(dbg.attachMs * 10) / 10;
+    for (let attempt = 0; ; attempt++) {
+      ctx.step = 'probe page + Page.getLayoutMetrics';
+      const [pre, metrics] = await Promise.all([
+        timed(timings, 'masks', probe(tabId, a.selector)),
+        timed(timings, 'metrics', dbg.send('Page.getLayoutMetrics')),
+      ]);
+      const plan = planClip(pre, metrics, a);
+      ctx.step = 'Page.captureScreenshot';
+      let screenshot = dbg.send('Page.captureScreenshot', {
+        format: a.format,
+        ...(a.format === 'jpeg' ? { quality: a.quality } : {}),
+        clip: plan.clip,
+        fromSurface: true,
+        captureBeyondViewport: plan.captureBeyondViewport,
+      });
+      if (!active) {
+        // Chrome does not paint background tabs; the screenshot then waits for a frame that may
+        // never come. Bound the wait and say why instead of burning the whole timeout.
+        const waitMs = Math.max(500, Math.min(BACKGROUND_WAIT_MS, ctx.remainingMs() - 200));
+        screenshot = Promise.race([screenshot, sleep(waitMs).then(() => {
+          throw new ShotError(Code.CAPTURE_FAILED,
+            `Chrome did not paint tab ${tabId} within ${Math.round(waitMs)} ms: it is not the active tab of its window ` +
+            'and background tabs are not rendered. Make it the active tab, then retry.');
+        })]);
+      }
+      const shot = await timed(timings, 'capture', screenshot);
+      ctx.step = 'probe page after capture';
+      const post = await timed(timings, 'masks', probe(tabId, null));
+      if (!sameScroll(pre, post)) {
+        // The page scrolled or resized while we captured: masks and origin would not line up.
+        if (attempt >= 1) throw new ShotError(Code.CAPTURE_FAILED, 'The page kept scrolling during the capture; masks could not be aligned.');
+        continue;
+      }
+      const dataUrl = `data:image/${a.format};base64,${shot.data}`;
+      checkSize(dataUrl);
+      return {
+        data_url: dataUrl,
+        method: 'cdp',
+        url: pre.url,
+        title: pre.title,
+        tab_id: tabId,
+        device_pixel_ratio: pre.device_pixel_ratio,
+        viewport: pre.viewport,
+        scroll: pre.scroll,
+        origin: { x: plan.area.x, y: plan.area.y },
+        css_size: { width: plan.area.width, height: plan.area.height },
+        masks: masksFor(pre, post, plan.area),
+        unavailable: [],
+        truncated: plan.truncated,
+        page_height: plan.pageHeight,
+        timings,
+      };
+    }
+  });
+}
+
+/**
+ * chrome.tabs.captureVisibleTab, retried once on Chrome's ~2 calls/s quota.
+ * @param {number} windowId
+ * @param {chrome.tabs.CaptureVisibleTabOptions} opts
+ */
+async function captureVisibleTab(windowId, opts) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await chrome.tabs.captureVisibleTab(windowId, opts);
+    } catch (e) {
+      const msg = /** @type {Error} */ (e).message || String(e);
+      if (attempt === 0 && /MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND|quota/i.test(msg)) {
+        await new Promise((r) => setTimeout(r, 500));
+        continue;
+      }
+      throw new ShotError(Code.CAPTURE_FAILED, `captureVisibleTab failed: ${msg}`);
+    }
+  }
+}
+
+/**
+ * @param {import('./context.js').CommandContext} ctx
+ * @param {chrome.tabs.Tab} tab
+ * @param {CaptureArgs} a
+ * @param {Record<string, number>} timings
+ * @param {string} why reason the CDP-only modes are unavailable
+ */
+async function captureVisible(ctx, tab, a, timings, why) {
+  const tabId = /** @type {number} */ (tab.id);
+  if (!tab.active) {
+    throw new ShotError(Code.CAPTURE_FAILED,
+      `Tab ${tabId} is not the active tab of its window; a visible-area capture needs it in front (or use method "cdp").`);
+  }
+  for (let attempt = 0; ; attempt++) {
+    const pre = await timed(timings, 'masks', probe(tabId, a.selector));
+    // A bad selector is the caller's error even when only the visible area can be captured.
+    if (pre.target?.error) throw new ShotError(pre.target.error.code, pre.target.error.message);
+    const dataUrl = await timed(timings, 'capture', captureVisibleTab(tab.windowId, {
+      format: a.format,
+      ...(a.format === 'jpeg' ? { quality: a.quality } : {}),
+    }));
+    const post = await timed(timings, 'masks', probe(tabId, null));
+    if (!sameScroll(pre, post)) {
+      if (attempt >= 1) throw new ShotError(Code.CAPTURE_FAILED, 'The page kept scrolling during the capture; masks could not be aligned.');
+      continue;
+    }
+    checkSize(dataUrl);
+    const dpr = pre.device_pixel_ratio;
+    /** @type {string[]} */
+    const unavailable = [];
+    if (a.full_page) unavailable.push(`full_page: ${why}`);
+    if (a.selector !== null) unavailable.push(`selector: ${why}`);
+    if (a.scale !== null && Math.abs(a.scale - dpr) > 1e-6) unavailable.push(`scale: ${why}; the image is at devicePixelRatio ${dpr}`);
+    const area = { x: 0, y: 0, width: pre.viewport.width, height: pre.viewport.height };
+    return {
+      data_url: dataUrl,
+      method: 'visible',
+      url: pre.url,
+      title: pre.title,
+      tab_id: tabId,
+      device_pixel_ratio: dpr,
+      viewport: pre.viewport,
+      scroll: pre.scroll,
+      origin: { x: 0, y: 0 },
+      css_size: { width: area.width, height: area.height },
+      masks: masksFor(pre, post, area),
+      unavailable,
+      truncated: false,
+      page_height: pre.document.height,
+      timings,
+    };
+  }
+}

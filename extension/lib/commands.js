@@ -1,0 +1,80 @@
+// Request dispatch: validates the envelope, runs the handler under a CommandContext (deadline +
+// tab-closed watch) and always produces exactly one reply.
+
+import { Code, ShotError, toErrorInfo } from './errors.js';
+import { CommandContext } from './context.js';
+import { resolveTab, tabInfo, track, trackedTabId } from './tabs.js';
+import { capture } from './capture.js';
+import { navigate } from './navigate.js';
+import { discover, pageInfo } from './inspect.js';
+import * as pageErrors from './page-errors.js';
+
+export const EXTENSION_VERSION = chrome.runtime.getManifest().version;
+
+/** @typedef {(ctx: CommandContext) => Promise<object>} Handler */
+
+/** @type {Record<string, Handler>} */
+const HANDLERS = {
+  async ping() {
+    return { pong: true, extension_version: EXTENSION_VERSION };
+  },
+
+  async list_tabs() {
+    const [tabs, tracked] = await Promise.all([chrome.tabs.query({}), trackedTabId()]);
+    return { tabs: tabs.map((t) => tabInfo(t, tracked)) };
+  },
+
+  async track(ctx) {
+    const id = ctx.args.tab_id;
+    if (id !== null && !Number.isInteger(id)) throw new ShotError(Code.BAD_REQUEST, 'track needs tab_id (an integer, or null to follow the active tab)');
+    const tab = await track(id);
+    if (!tab) throw new ShotError(Code.NO_TAB, 'No tab to track.');
+    return { tab: tabInfo(tab, tab.id ?? null) };
+  },
+
+  navigate,
+  capture,
+  discover,
+  page_info: pageInfo,
+
+  async errors(ctx) {
+    await pageErrors.ready;
+    const tab = await resolveTab(ctx.args.tab_id);
+    return { errors: pageErrors.take(/** @type {number} */ (tab.id), !!ctx.args.clear) };
+  },
+};
+
+/**
+ * @param {any} msg a decoded message from the host
+ * @returns {Promise<object | null>} the reply, or null when `msg` is not a request
+ */
+export async function handleRequest(msg) {
+  if (!msg || typeof msg !== 'object' || Array.isArray(msg)) return null;
+  const id = msg.id;
+  if (typeof id !== 'string' && typeof id !== 'number') {
+    console.info('[shotbridge] ignoring message without id');
+    return null;
+  }
+  const cmd = msg.cmd;
+  const args = msg.args ?? {};
+  const t0 = performance.now();
+  /** @type {CommandContext | null} */
+  let ctx = null;
+  try {
+    if (typeof cmd !== 'string' || !Object.hasOwn(HANDLERS, cmd)) {
+      throw new ShotError(Code.BAD_REQUEST, `Unknown command: ${JSON.stringify(cmd)}.`);
+    }
+    if (typeof args !== 'object' || Array.isArray(args)) throw new ShotError(Code.BAD_REQUEST, 'args must be an object');
+    ctx = new CommandContext(cmd, args);
+    const result = await Promise.race([HANDLERS[cmd](ctx), ctx.cancelled]);
+    console.debug(`[shotbridge] ${cmd} ok in ${Math.round(performance.now() - t0)} ms`);
+    return { id, ok: true, result };
+  } catch (e) {
+    const error = toErrorInfo(e);
+    console.info(`[shotbridge] ${cmd} failed (${error.code}) in ${Math.round(performance.now() - t0)} ms`);
+    if (error.code === Code.INTERNAL) console.info('[shotbridge] internal error:', e);
+    return { id, ok: false, error };
+  } finally {
+    ctx?.finish();
+  }
+}

@@ -1,0 +1,114 @@
+// chrome.debugger sessions. Attaching costs tens of ms (and shows Chrome's "is debugging this
+// browser" bar in headed windows), so a session stays attached for a short idle window after each
+// command: bursts of captures reuse it, then it detaches so the bar goes away.
+
+import { Code, ShotError, messageOf } from './errors.js';
+
+const PROTOCOL_VERSION = '1.3';
+
+/**
+ * @typedef {{attached: Promise<void>, users: number, idleTimer: ReturnType<typeof setTimeout> | null, gone: boolean}} Session
+ */
+/** @type {Map<number, Session>} */
+const sessions = new Map();
+
+/** Called once from the service worker top level. */
+export function installListeners() {
+  chrome.debugger.onDetach.addListener((source, reason) => {
+    if (source.tabId === undefined) return;
+    const s = sessions.get(source.tabId);
+    if (!s) return;
+    // Detached by Chrome: tab closed, user pressed "Cancel" on the infobar, DevTools took over.
+    console.info(`[shotbridge] debugger detached from tab ${source.tabId}: ${reason}`);
+    s.gone = true;
+    if (s.idleTimer) clearTimeout(s.idleTimer);
+    sessions.delete(source.tabId);
+  });
+  // A restarted service worker forgets its sessions but Chrome keeps them attached; release them
+  // (detach fails harmlessly for sessions that belong to someone else).
+  chrome.debugger.getTargets().then((targets) => {
+    for (const t of targets) {
+      if (t.attached && t.tabId !== undefined && !sessions.has(t.tabId)) chrome.debugger.detach({ tabId: t.tabId }).catch(() => {});
+    }
+  }, () => {});
+}
+
+/**
+ * @param {number} tabId
+ * @returns {Promise<void>}
+ */
+async function attach(tabId) {
+  try {
+    await chrome.debugger.attach({ tabId }, PROTOCOL_VERSION);
+  } catch (e) {
+    const msg = messageOf(e);
+    throw new ShotError(Code.DEBUGGER_UNAVAILABLE, `chrome.debugger could not attach: ${msg}`);
+  }
+}
+
+/**
+ * @param {number} tabId
+ * @param {Session} s
+ * @param {number} idleMs
+ */
+function detachLater(tabId, s, idleMs) {
+  if (s.idleTimer) clearTimeout(s.idleTimer);
+  s.idleTimer = setTimeout(() => {
+    if (s.users > 0 || sessions.get(tabId) !== s) return;
+    sessions.delete(tabId);
+    chrome.debugger.detach({ tabId }).catch(() => {}); // tab may be gone already
+  }, Math.max(0, idleMs));
+}
+
+/**
+ * @typedef {{send: (method: string, params?: object) => Promise<any>, attachMs: number, reused: boolean}} DebuggerHandle
+ */
+
+/**
+ * Run `fn` with the debugger attached to `tabId`.
+ * @template T
+ * @param {number} tabId
+ * @param {{idleMs: number, cancelled: Promise<never>}} opts `cancelled` ends the wait early so the
+ *   session is released on timeout even if Chrome never answers
+ * @param {(dbg: DebuggerHandle) => Promise<T>} fn
+ * @returns {Promise<T>}
+ */
+export async function withDebugger(tabId, opts, fn) {
+  let s = sessions.get(tabId);
+  const reused = !!s;
+  if (!s) {
+    const created = /** @type {Session} */ ({ attached: attach(tabId), users: 0, idleTimer: null, gone: false });
+    s = created;
+    sessions.set(tabId, created);
+    created.attached.catch(() => {
+      if (sessions.get(tabId) === created) sessions.delete(tabId);
+    });
+  }
+  const session = s;
+  session.users++;
+  if (session.idleTimer) clearTimeout(session.idleTimer);
+  const t0 = performance.now();
+  try {
+    await Promise.race([session.attached, opts.cancelled]);
+    const attachMs = performance.now() - t0;
+    /** @type {DebuggerHandle} */
+    const handle = {
+      attachMs,
+      reused,
+      send: async (method, params) => {
+        if (session.gone) throw new ShotError(Code.DEBUGGER_UNAVAILABLE, 'chrome.debugger was detached from the tab.');
+        try {
+          return await chrome.debugger.sendCommand({ tabId }, method, params);
+        } catch (e) {
+          const msg = messageOf(e);
+          if (/not attached|detached/i.test(msg)) throw new ShotError(Code.DEBUGGER_UNAVAILABLE, `chrome.debugger: ${msg}`);
+          throw new ShotError(Code.CAPTURE_FAILED, `${method} failed: ${msg}`);
+        }
+      },
+    };
+    return await Promise.race([fn(handle), opts.cancelled]);
+  } finally {
+    session.users--;
+    if (session.users === 0 && !session.gone && sessions.get(tabId) === session) detachLater(tabId, session, opts.idleMs);
+  }
+}

@@ -1,0 +1,82 @@
+"""``shotctl mcp``: the MCP server over stdio, for Claude Code, Cursor, VS Code, Claude Desktop."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+from types import FrameType
+
+import click
+
+
+def _window(value: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in value.lower().replace(",", "x").split("x"))
+    except ValueError:
+        raise click.BadParameter("expected WIDTHxHEIGHT", param_hint="--window-size") from None
+    if not (200 <= w <= 8192 and 200 <= h <= 8192):
+        raise click.BadParameter("each side must be 200-8192", param_hint="--window-size")
+    return w, h
+
+
+def _exit_on_signal(signum: int, _frame: FrameType | None) -> None:
+    # Unwinds to the finally below, so a headless browser we started does not outlive us.
+    raise SystemExit(128 + signum)
+
+
+@click.command()
+@click.option(
+    "--browser",
+    type=click.Choice(["auto", "connected", "headless"]),
+    default="auto",
+    show_default=True,
+    help="Your connected browser, a headless Chromium of our own, or auto: yours when connected.",
+)
+@click.option(
+    "--window-size", default="1280x800", show_default=True, help="Headless window, WIDTHxHEIGHT."
+)
+@click.option(
+    "--log-level",
+    type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False),
+    default="WARNING",
+    show_default=True,
+    help="Logging on stderr (stdout carries only the protocol).",
+)
+# For tests and benchmarks; the defaults are the documented limits.
+@click.option("--cooldown", type=click.FloatRange(0, 3600), default=5.0, hidden=True)
+@click.option("--session-limit", type=click.IntRange(0, 10_000), default=10, hidden=True)
+def mcp(
+    browser: str, window_size: str, log_level: str, cooldown: float, session_limit: int
+) -> None:
+    """Serve the MCP tools observe, configure, capture_screenshot and interact over stdio.
+
+    \b
+    Register it, e.g. in Claude Code:
+      claude mcp add --transport stdio --scope user shotbridge -- shotctl mcp
+    """
+    window = _window(window_size)
+    level = log_level.upper()
+    logging.basicConfig(
+        level=level,
+        stream=sys.stderr,
+        format="shotctl mcp %(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+
+    from shotbridge.mcp_server import Connection, ServerState, build_server, bus_factory
+    from shotbridge.mcp_server.ratelimit import ScreenshotBudget
+
+    connection = Connection(bus_factory(browser, window))  # type: ignore[arg-type]
+    state = ServerState(
+        connection=connection,
+        budget=ScreenshotBudget(cooldown=cooldown, session_limit=session_limit),
+    )
+    server = build_server(state, log_level=level)  # type: ignore[arg-type]
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _exit_on_signal)
+    try:
+        server.run("stdio")
+    except KeyboardInterrupt:
+        pass
+    finally:
+        connection.close_browser_now()

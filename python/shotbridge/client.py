@@ -1,0 +1,263 @@
+"""Bus clients: talk to a running host over its Unix socket.
+
+``BusClient`` is asyncio; ``request_sync`` / ``wait_for_host_sync`` wrap it for plain code (the CLI,
+the headless launcher). A host that dies mid-request makes the request fail at once with BusError:
+a reader task watches the socket and fails every pending request when it closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from shotbridge import paths
+from shotbridge.errors import BusError, CommandError, FrameError, NotConnectedError
+from shotbridge.framing import BUS, Codec
+from shotbridge.protocol import ErrorCode
+
+NO_HOST_MESSAGE = (
+    "no shotbridge host is running — is the extension installed and the browser open? "
+    "run `shotctl doctor`"
+)
+
+
+class BusClient:
+    """One connection to one host. Requests may run concurrently; replies are matched by id."""
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        *,
+        info: paths.HostInfo | None = None,
+        codec: Codec = BUS,
+    ) -> None:
+        self.info = info
+        self._reader = reader
+        self._writer = writer
+        self._codec = codec
+        self._ids = itertools.count(1)
+        self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._lost: BusError | None = None
+        self._read_task = asyncio.create_task(self._read_loop())
+
+    # ---- connecting ---------------------------------------------------------------------
+
+    @classmethod
+    async def connect(
+        cls, host: str | None = None, *, runtime_dir: Path | None = None, timeout: float = 5.0
+    ) -> Self:
+        """Connect to the host named ``host`` (profile_id or pid; default ``$SHOTBRIDGE_HOST``),
+        else to the best live one (connected, most recently active), trying the next on failure.
+        """
+        directory = runtime_dir if runtime_dir is not None else paths.runtime_dir()
+        name = host or os.environ.get("SHOTBRIDGE_HOST") or None
+        hosts = paths.list_hosts(directory)
+        if name is not None:
+            hosts = [h for h in hosts if name in (h.profile_id, str(h.pid))]
+            if not hosts:
+                raise NotConnectedError(f"no running shotbridge host matches {name!r}")
+        errors: list[str] = []
+        for info in hosts:
+            try:
+                return await cls.connect_path(Path(info.socket), info=info, timeout=timeout)
+            except BusError as exc:
+                errors.append(str(exc))
+        if errors:
+            raise NotConnectedError(f"{NO_HOST_MESSAGE} ({'; '.join(errors)})")
+        raise NotConnectedError(NO_HOST_MESSAGE)
+
+    @classmethod
+    async def connect_path(
+        cls, path: Path, *, info: paths.HostInfo | None = None, timeout: float = 5.0
+    ) -> Self:
+        try:
+            reader, writer = await asyncio.wait_for(
+                asyncio.open_unix_connection(os.fspath(path), limit=1 << 20), timeout
+            )
+        except (OSError, TimeoutError) as exc:
+            raise BusError(f"cannot connect to {path}: {exc or 'timed out'}") from exc
+        return cls(reader, writer, info=info)
+
+    # ---- requests -----------------------------------------------------------------------
+
+    async def request(
+        self, cmd: str, args: dict[str, Any] | None = None, *, timeout: float = 30.0
+    ) -> dict[str, Any]:
+        """Run ``cmd`` on the host and return its result.
+
+        CommandError on an error reply (``code`` from protocol.ErrorCode, ``timeout`` when no
+        reply came in time); BusError as soon as the connection to the host is lost.
+        """
+        reply = await self.call(cmd, args, timeout=timeout)
+        if reply.get("ok"):
+            result = reply.get("result")
+            return result if isinstance(result, dict) else {}
+        error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
+        raise CommandError(
+            str(error.get("code") or ErrorCode.INTERNAL),
+            str(error.get("message") or f"{cmd!r} failed"),
+        )
+
+    async def call(
+        self, cmd: str, args: dict[str, Any] | None = None, *, timeout: float = 30.0
+    ) -> dict[str, Any]:
+        """Like :meth:`request` but returns the whole reply frame, error or not."""
+        if self._lost is not None:
+            raise self._lost
+        request_id = f"c{next(self._ids)}"
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        try:
+            try:
+                self._writer.write(
+                    self._codec.encode({"id": request_id, "cmd": cmd, "args": args or {}})
+                )
+                await self._writer.drain()
+            except FrameError as exc:
+                raise CommandError(ErrorCode.BAD_REQUEST, str(exc)) from exc
+            except (ConnectionError, OSError) as exc:
+                raise self._lost or BusError(f"lost the connection to the host: {exc}") from exc
+            try:
+                return await asyncio.wait_for(future, timeout)
+            except TimeoutError:
+                raise CommandError(
+                    ErrorCode.TIMEOUT, f"the host did not answer {cmd!r} within {timeout:g}s"
+                ) from None
+        finally:
+            self._pending.pop(request_id, None)
+
+    async def subscribe(self) -> None:
+        """Ask the host to push extension events; read them with :meth:`next_event`."""
+        await self.request("subscribe")
+
+    async def next_event(self, timeout: float | None = None) -> dict[str, Any]:
+        """Next pushed ``{"event", "data"}``; BusError once the connection is gone."""
+        if self._lost is not None and self._events.empty():
+            raise self._lost
+        try:
+            event = await asyncio.wait_for(self._events.get(), timeout)
+        except TimeoutError:
+            raise CommandError(ErrorCode.TIMEOUT, "no event in time") from None
+        if "event" not in event:  # the sentinel put by _read_loop on loss
+            raise self._lost or BusError("connection closed")
+        return event
+
+    # ---- lifecycle ----------------------------------------------------------------------
+
+    async def close(self) -> None:
+        self._read_task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._read_task
+        self._fail_all(BusError("connection closed by the client"))
+        self._writer.close()
+        with contextlib.suppress(OSError):
+            await self._writer.wait_closed()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def _read_loop(self) -> None:
+        reason = "the shotbridge host closed the connection"
+        try:
+            while True:
+                msg = await self._codec.aread(self._reader)
+                if msg is None:
+                    break
+                if "event" in msg:
+                    self._events.put_nowait(msg)
+                    continue
+                future = self._pending.get(str(msg.get("id")))
+                if future is not None and not future.done():
+                    future.set_result(msg)
+                elif msg.get("ok") is False:
+                    # Unaddressed error (e.g. bad_frame): the host is about to hang up on us.
+                    reason = f"the host refused our data: {msg.get('error')}"
+        except FrameError as exc:
+            reason = f"bad frame from the host: {exc}"
+        except (ConnectionError, OSError) as exc:
+            reason = f"lost the connection to the host: {exc}"
+        self._fail_all(BusError(reason))
+
+    def _fail_all(self, error: BusError) -> None:
+        if self._lost is None:
+            self._lost = error
+            self._events.put_nowait({})
+        pending, self._pending = self._pending, {}
+        for future in pending.values():
+            if not future.done():
+                future.set_exception(self._lost)
+
+
+# ---- helpers --------------------------------------------------------------------------------
+
+
+def request_sync(
+    cmd: str,
+    args: dict[str, Any] | None = None,
+    *,
+    host: str | None = None,
+    runtime_dir: Path | None = None,
+    timeout: float = 30.0,
+) -> dict[str, Any]:
+    """One request from synchronous code (connect, ask, close)."""
+
+    async def once() -> dict[str, Any]:
+        async with await BusClient.connect(host, runtime_dir=runtime_dir) as client:
+            return await client.request(cmd, args, timeout=timeout)
+
+    return asyncio.run(once())
+
+
+async def wait_for_host(
+    runtime_dir: Path | None = None,
+    timeout: float = 30.0,
+    connected: bool = True,
+    *,
+    host: str | None = None,
+    interval: float = 0.1,
+) -> dict[str, Any]:
+    """Poll until a host answers ``status``; return that status.
+
+    With ``connected``, also wait for its extension to be connected *and* to have said hello
+    (``profile_id`` known), so a capture can follow straight away. NotConnectedError on timeout.
+    """
+    deadline = time.monotonic() + timeout
+    last = NO_HOST_MESSAGE
+    while True:
+        try:
+            async with await BusClient.connect(host, runtime_dir=runtime_dir, timeout=1.0) as c:
+                status = await c.request("status", timeout=2.0)
+            if not connected or (status.get("connected") and status.get("profile_id")):
+                return status
+            last = "a host is running but its extension has not connected yet"
+        except (BusError, CommandError) as exc:
+            last = str(exc)
+        if time.monotonic() >= deadline:
+            raise NotConnectedError(f"waited {timeout:g}s for a shotbridge host: {last}")
+        await asyncio.sleep(interval)
+
+
+def wait_for_host_sync(
+    runtime_dir: Path | None = None,
+    timeout: float = 30.0,
+    connected: bool = True,
+    *,
+    host: str | None = None,
+) -> dict[str, Any]:
+    return asyncio.run(wait_for_host(runtime_dir, timeout, connected, host=host))

@@ -1,0 +1,353 @@
+"""``shotctl doctor``: check every link from the browser to the bus, and say how to mend each.
+
+Required links (exit 1 when one fails): the Rust core, the extension folder and its ID, at least
+one valid host manifest, its launcher, the runtime dir. The rest (a host running, its extension
+connected, a Chromium for headless mode) are warnings: shotbridge can work without each of them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import json
+import os
+import shlex
+import stat
+import subprocess
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from shotbridge import __version__, paths
+from shotbridge.errors import ShotbridgeError
+from shotbridge.install import BROWSERS, MANIFEST_NAME, Layout, extension_dir
+from shotbridge.protocol import EXTENSION_ID, EXTENSION_ORIGIN, HOST_NAME
+
+
+class Status(StrEnum):
+    OK = "ok"
+    WARN = "warn"
+    FAIL = "fail"
+
+
+class Check(BaseModel):
+    name: str
+    status: Status
+    detail: str
+    fix: str | None = None
+    required: bool = True
+
+
+def ok(name: str, detail: str, required: bool = True) -> Check:
+    return Check(name=name, status=Status.OK, detail=detail, required=required)
+
+
+def warn(name: str, detail: str, fix: str) -> Check:
+    return Check(name=name, status=Status.WARN, detail=detail, fix=fix, required=False)
+
+
+def fail(name: str, detail: str, fix: str, required: bool = True) -> Check:
+    return Check(name=name, status=Status.FAIL, detail=detail, fix=fix, required=required)
+
+
+def healthy(checks: list[Check]) -> bool:
+    return not any(c.required and c.status is Status.FAIL for c in checks)
+
+
+# ---- the package --------------------------------------------------------------------------------
+
+
+def check_python() -> Check:
+    return ok("python package", f"shotbridge {__version__} on Python {sys.version.split()[0]}")
+
+
+def check_core() -> Check:
+    try:
+        import shotbridge._core  # noqa: F401 - the import is the check
+    except ImportError as exc:
+        return fail(
+            "rust core",
+            f"shotbridge._core does not import: {exc}",
+            "build it: `pip install -e '.[dev]'` (or `maturin develop`) in the checkout",
+        )
+    return ok("rust core", "shotbridge._core imports")
+
+
+# ---- the extension ------------------------------------------------------------------------------
+
+
+def extension_id_from_key(key: str) -> str:
+    """Chromium's ID for a manifest ``key``: SHA-256 of the DER key, 32 hex digits mapped to a-p."""
+    digest = hashlib.sha256(base64.b64decode(key)).hexdigest()[:32]
+    return digest.translate(str.maketrans("0123456789abcdef", "abcdefghijklmnop"))
+
+
+def check_extension(expected_id: str = EXTENSION_ID) -> Check:
+    name = "extension folder"
+    try:
+        folder = extension_dir()
+    except ShotbridgeError as exc:
+        return fail(name, str(exc), "use a shotbridge checkout or set SHOTBRIDGE_EXTENSION_DIR")
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text())
+        key = manifest["key"]
+        ext_id = extension_id_from_key(key)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return fail(
+            name,
+            f"{folder}/manifest.json has no usable key ({type(exc).__name__}: {exc})",
+            "restore the extension's manifest.json from the repository (its key fixes the ID)",
+        )
+    if ext_id != expected_id:
+        return fail(
+            name,
+            f"{folder} has ID {ext_id}, the host only accepts {expected_id}",
+            "restore the extension's manifest.json `key` from the repository",
+        )
+    return ok(name, f"{folder} (ID {ext_id}; load it unpacked in chrome://extensions)")
+
+
+# ---- manifests and launcher ---------------------------------------------------------------------
+
+
+def validate_manifest(path: Path) -> tuple[list[str], Path | None]:
+    """Problems with one host manifest, and the launcher it names."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        return [f"unreadable: {exc}"], None
+    if not isinstance(data, dict):
+        return ["not a JSON object"], None
+    problems = []
+    if data.get("name") != HOST_NAME:
+        problems.append(f"name is {data.get('name')!r}, not {HOST_NAME!r}")
+    if data.get("type") != "stdio":
+        problems.append("type is not 'stdio'")
+    origins = data.get("allowed_origins")
+    if not isinstance(origins, list) or EXTENSION_ORIGIN not in origins:
+        problems.append(f"allowed_origins lacks {EXTENSION_ORIGIN}")
+    launcher = Path(str(data.get("path", "")))
+    if not launcher.is_absolute():
+        problems.append(f"path {str(launcher)!r} is not absolute")
+        return problems, None
+    if not launcher.is_file():
+        problems.append(f"path {launcher} does not exist")
+    elif not os.access(launcher, os.X_OK):
+        problems.append(f"path {launcher} is not executable")
+    return problems, launcher
+
+
+def check_manifests(layouts: list[Layout]) -> tuple[list[Check], set[Path]]:
+    checks: list[Check] = []
+    launchers: set[Path] = set()
+    valid = 0
+    seen: set[Path] = set()
+    for layout in layouts:
+        scope = "system" if layout.system else "user"
+        for browser in BROWSERS:
+            path = layout.manifest_dir(browser) / MANIFEST_NAME
+            if path in seen:
+                continue  # Brave shares Chrome's system folder
+            seen.add(path)
+            name = f"host manifest ({browser}, {scope})"
+            if not path.exists():
+                if not layout.system and layout.browser_root(browser).is_dir():
+                    checks.append(
+                        warn(
+                            name,
+                            f"{browser} is set up for your user but shotbridge is not registered",
+                            f"run `shotctl install --browser {browser}` if you use {browser}",
+                        )
+                    )
+                continue
+            problems, launcher = validate_manifest(path)
+            if launcher is not None and not problems:
+                launchers.add(launcher)
+            if problems:
+                checks.append(
+                    fail(name, f"{path}: {'; '.join(problems)}", "run `shotctl install` again")
+                )
+            else:
+                valid += 1
+                checks.append(ok(name, str(path)))
+    if not valid:
+        checks.append(
+            fail(
+                "host manifest",
+                "no valid native-messaging manifest for dev.shotbridge.host in any browser folder",
+                "run `shotctl install` (or `shotctl install --browser chromium`)",
+            )
+        )
+    return checks, launchers
+
+
+def parse_launcher(path: Path) -> tuple[list[str], dict[str, str]]:
+    """The ``exec`` command and the exported variables of a launcher we wrote."""
+    command: list[str] = []
+    env: dict[str, str] = {}
+    for line in path.read_text().splitlines():
+        words = shlex.split(line, comments=True)
+        if words[:1] == ["export"] and len(words) == 2 and "=" in words[1]:
+            key, _, value = words[1].partition("=")
+            env[key] = value
+        elif words[:1] == ["exec"]:
+            command = words[1:]
+    return command, env
+
+
+def check_launcher(path: Path) -> Check:
+    name = f"launcher {path}"
+    try:
+        command, env = parse_launcher(path)
+    except (OSError, ValueError) as exc:
+        return fail(name, f"unreadable: {exc}", "run `shotctl install` again")
+    if not command:
+        return ok(name, "executable (not written by shotbridge: not inspected further)")
+    interpreter = Path(command[0])
+    if not (interpreter.is_file() and os.access(interpreter, os.X_OK)):
+        return fail(
+            name,
+            f"its interpreter {interpreter} is gone (virtualenv removed or Python upgraded?)",
+            "run `shotctl install` again from the Python environment that has shotbridge",
+        )
+    try:
+        probe = subprocess.run(
+            [str(interpreter), "-c", "import shotbridge.host"],
+            env={**os.environ, **env},
+            capture_output=True,
+            timeout=20,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return fail(name, f"{interpreter} did not run: {exc}", "run `shotctl install` again")
+    if probe.returncode != 0:
+        last = probe.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["?"]
+        return fail(
+            name,
+            f"{interpreter} cannot import shotbridge: {last[0]}",
+            "install shotbridge into that environment, or re-run `shotctl install` from the "
+            "environment that has it",
+        )
+    return ok(name, f"runs {interpreter} -m shotbridge host")
+
+
+# ---- runtime: dir, hosts, extension -------------------------------------------------------------
+
+
+def check_runtime_dir(directory: Path) -> Check:
+    name = "runtime dir"
+    try:
+        st = os.lstat(directory)
+    except FileNotFoundError:
+        return ok(name, f"{directory} (not created yet: the first host creates it)")
+    if not stat.S_ISDIR(st.st_mode):
+        return fail(name, f"{directory} is not a directory", f"remove {directory}")
+    if st.st_uid != os.getuid():
+        return fail(
+            name,
+            f"{directory} belongs to uid {st.st_uid}, not you: hosts will refuse to start",
+            f"remove {directory} or set SHOTBRIDGE_RUNTIME_DIR to a folder of yours",
+        )
+    mode = stat.S_IMODE(st.st_mode)
+    if mode != 0o700:
+        return warn(
+            name,
+            f"{directory} has mode {mode:o} (the next host tightens it to 700)",
+            f"chmod 700 {directory}",
+        )
+    return ok(name, f"{directory} (mode 700, yours)")
+
+
+async def _host_status(info: paths.HostInfo) -> dict[str, Any]:
+    from shotbridge.client import BusClient
+
+    async with await BusClient.connect_path(Path(info.socket), info=info, timeout=2.0) as client:
+        return await client.request("status", timeout=2.0)
+
+
+def check_hosts(directory: Path) -> list[Check]:
+    hosts = paths.list_hosts(directory) if directory.is_dir() else []
+    if not hosts:
+        return [
+            warn(
+                "host running",
+                "no shotbridge host is running (the browser starts one for the extension)",
+                "open the browser with the extension loaded; check chrome://extensions for errors "
+                "(headless mode does not need this)",
+            )
+        ]
+    checks: list[Check] = []
+    for info in hosts:
+        name = f"host {info.pid}"
+        try:
+            status = asyncio.run(_host_status(info))
+        except Exception as exc:
+            checks.append(
+                warn(name, f"does not answer on {info.socket}: {exc}", "reload the extension")
+            )
+            continue
+        checks.append(ok(name, f"answers on {info.socket}", required=False))
+        if status.get("connected") and status.get("profile_id"):
+            checks.append(
+                ok(
+                    f"extension via host {info.pid}",
+                    f"connected: extension {status.get('extension_version')}, profile "
+                    f"{status.get('profile_id')}, tracked tab {status.get('tracked_tab')}",
+                    required=False,
+                )
+            )
+        else:
+            checks.append(
+                warn(
+                    f"extension via host {info.pid}",
+                    "the host runs but the extension has not said hello",
+                    "reload the extension in chrome://extensions",
+                )
+            )
+    return checks
+
+
+def check_chrome() -> Check:
+    from shotbridge.browser import find_chrome
+    from shotbridge.errors import BrowserError
+
+    try:
+        return ok("chromium for headless mode", str(find_chrome()), required=False)
+    except BrowserError as exc:
+        return warn("chromium for headless mode", str(exc), "only needed for --browser headless")
+
+
+# ---- all together -------------------------------------------------------------------------------
+
+
+def run_checks(
+    *,
+    layouts: list[Layout] | None = None,
+    runtime_dir: Path | None = None,
+    expected_id: str = EXTENSION_ID,
+) -> list[Check]:
+    layouts = layouts if layouts is not None else [Layout(), Layout(system=True)]
+    directory = runtime_dir if runtime_dir is not None else paths.runtime_dir(create=False)
+    checks = [check_python(), check_core(), check_extension(expected_id)]
+    manifest_checks, launchers = check_manifests(layouts)
+    checks += manifest_checks
+    checks += [check_launcher(path) for path in sorted(launchers)]
+    checks.append(check_runtime_dir(directory))
+    checks += check_hosts(directory)
+    checks.append(check_chrome())
+    return checks
+
+
+def render(checks: list[Check]) -> str:
+    marks = {Status.OK: " ok ", Status.WARN: "warn", Status.FAIL: "FAIL"}
+    lines = []
+    for check in checks:
+        lines.append(f"[{marks[check.status]}] {check.name}: {check.detail}")
+        if check.fix and check.status is not Status.OK:
+            lines.append(f"       fix: {check.fix}")
+    verdict = "all required checks pass" if healthy(checks) else "some required checks fail"
+    lines.append(verdict)
+    return "\n".join(lines)

@@ -1,0 +1,359 @@
+"""``shotctl host``: the native-messaging host Chromium starts for the extension.
+
+One host per browser profile: Chromium runs it (through the manifest's launcher) when the extension
+calls ``connectNative``, with stdin/stdout as the port. The host publishes a bus socket
+``host-<pid>.sock`` plus a record ``host-<pid>.json`` in the runtime dir, relays bus requests to the
+extension, and exits when the port closes (stdin EOF) or on SIGTERM, removing both files.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import logging.handlers
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from pydantic import ValidationError
+
+from shotbridge import paths
+from shotbridge.bus import BusConnection, BusServer, error_frame
+from shotbridge.errors import CommandError, FrameError, ImageError, ShotbridgeError
+from shotbridge.framing import NATIVE
+from shotbridge.link import ExtensionLink, Send
+from shotbridge.protocol import EXTENSION_ORIGIN, PROTOCOL_VERSION, ErrorCode, Request
+
+log = logging.getLogger(__name__)
+
+ALLOWED_ORIGINS_ENV = "SHOTBRIDGE_ALLOWED_ORIGINS"  # comma-separated, for development builds
+INFO_WRITE_INTERVAL = 1.0  # s: routine events refresh host-<pid>.json at most this often
+SHUTDOWN_GRACE = 2.0  # s: time given to in-flight replies (not_connected) before hanging up
+
+Command = Callable[[BusConnection, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+# ---- the caller ---------------------------------------------------------------------------
+
+
+def allowed_origins() -> set[str]:
+    extra = os.environ.get(ALLOWED_ORIGINS_ENV, "")
+    return {EXTENSION_ORIGIN} | {o.strip() for o in extra.split(",") if o.strip()}
+
+
+def find_origin(argv: Sequence[str]) -> str | None:
+    """The caller origin Chromium passes first; other args (``--parent-window=…``) are ignored."""
+    for arg in argv:
+        if arg.startswith("chrome-extension://"):
+            return arg
+    positional = [a for a in argv if not a.startswith("--")]
+    return positional[0] if positional else None
+
+
+# ---- the host -----------------------------------------------------------------------------
+
+
+class Host:
+    """Bus server + extension link + the host record. Runs in one event loop."""
+
+    def __init__(self, link: ExtensionLink, *, runtime_dir: Path, pid: int | None = None) -> None:
+        self.link = link
+        self.runtime_dir = runtime_dir
+        self.pid = pid if pid is not None else os.getpid()
+        self.started = time.time()
+        self.last_active = self.started
+        self._info_written = 0.0
+        self._stop = asyncio.Event()
+        self._push_tasks: set[asyncio.Task[bool]] = set()
+        self.exit_code = 0  # 1 when the extension's stream turned out garbage
+        self.server = BusServer(paths.socket_path(self.pid, runtime_dir), self.handle)
+        self.commands: dict[str, Command] = {
+            "status": self._status,
+            "screenshot": self._screenshot,
+            "subscribe": self._subscribe,
+            "events": self._events,
+        }
+        link.add_listener(self._on_event)
+
+    async def serve(self, native: asyncio.StreamReader, send: Send) -> None:
+        """Serve until the extension's stream ends or :meth:`stop`; then clean up."""
+        await self.server.start()
+        self.link.attach(send)
+        self.write_info(force=True)
+        log.info("host %d serving on %s", self.pid, self.server.path)
+        pump = asyncio.create_task(self._pump(native))
+        stopper = asyncio.create_task(self._stop.wait())
+        try:
+            await asyncio.wait({pump, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (pump, stopper):
+                task.cancel()
+            await self.shutdown()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    async def shutdown(self) -> None:
+        self.link.detach()  # pending requests fail now with not_connected...
+        in_flight = self.server.in_flight()
+        if in_flight:  # ...and their replies get a moment to reach the clients
+            await asyncio.wait(in_flight, timeout=SHUTDOWN_GRACE)
+        await self.server.close()
+        paths.remove_host_files(self.pid, self.runtime_dir)
+        log.info("host %d stopped", self.pid)
+
+    async def _pump(self, native: asyncio.StreamReader) -> None:
+        while True:
+            try:
+                msg = await NATIVE.aread(native)
+            except FrameError as exc:
+                log.error("bad frame from the extension, closing: %s", exc)
+                self.exit_code = 1
+                return
+            if msg is None:
+                log.info("extension closed the port (stdin EOF)")
+                return
+            self.link.feed(msg)
+
+    # ---- host record --------------------------------------------------------------------
+
+    def info(self) -> paths.HostInfo:
+        hello = self.link.hello
+        return paths.HostInfo(
+            pid=self.pid,
+            profile_id=hello.profile_id if hello else None,
+            extension_version=hello.extension_version if hello else None,
+            started=self.started,
+            last_active=self.last_active,
+            connected=self.link.connected,
+            socket=str(self.server.path),
+        )
+
+    def write_info(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._info_written < INFO_WRITE_INTERVAL:
+            return
+        self._info_written = now
+        try:
+            paths.write_host_info(self.info(), self.runtime_dir)
+        except OSError as exc:
+            log.warning("cannot write the host record: %s", exc)
+
+    def _on_event(self, event: dict[str, Any]) -> None:
+        # Activity means the user's browser doing something (not clients polling us): it is what
+        # picks the host when several browsers/profiles run.
+        self.last_active = time.time()
+        self.write_info(force=event["event"] in ("hello", "tab_changed"))
+        frame = {"event": event["event"], "data": event["data"]}
+        for conn in self.server.connections:
+            if conn.subscribed:
+                task = asyncio.create_task(conn.send(frame))
+                self._push_tasks.add(task)
+                task.add_done_callback(self._push_tasks.discard)
+
+    # ---- bus requests -------------------------------------------------------------------
+
+    async def handle(self, conn: BusConnection, msg: dict[str, Any]) -> None:
+        try:
+            req = Request.model_validate(msg)
+            if not req.cmd:
+                raise ValueError("empty cmd")
+        except (ValidationError, ValueError) as exc:
+            detail = (
+                f"{len(exc.errors())} invalid field(s)" if isinstance(exc, ValidationError) else exc
+            )
+            await conn.send(
+                error_frame(
+                    msg.get("id"),
+                    ErrorCode.BAD_REQUEST,
+                    f"invalid request ({detail}): expected {{id: str, cmd: str, args: map}}",
+                )
+            )
+            return
+        await conn.send(await self._dispatch(conn, req))
+
+    async def _dispatch(self, conn: BusConnection, req: Request) -> dict[str, Any]:
+        try:
+            command = self.commands.get(req.cmd)
+            if command is not None:
+                return {"id": req.id, "ok": True, "result": await command(conn, req.args)}
+            reply = await self.link.call(req.cmd, req.args, timeout=forward_timeout(req.args))
+            return {**reply, "id": req.id}  # verbatim, under the client's own id
+        except CommandError as exc:
+            return error_frame(req.id, exc.code, exc.message)
+        except ValidationError as exc:
+            return error_frame(req.id, ErrorCode.BAD_REQUEST, str(exc))
+        except ImageError as exc:
+            return error_frame(req.id, ErrorCode.IMAGE_ERROR, str(exc))
+        except Exception as exc:
+            log.exception("command %r failed", req.cmd)
+            return error_frame(req.id, ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}")
+
+    async def _status(self, conn: BusConnection, args: dict[str, Any]) -> dict[str, Any]:
+        hello = self.link.hello
+        return {
+            "pid": self.pid,
+            "profile_id": hello.profile_id if hello else None,
+            "extension_version": hello.extension_version if hello else None,
+            "connected": self.link.connected,
+            "user_agent": hello.user_agent if hello else None,
+            "tracked_tab": self.link.tracked_tab,
+            "started": self.started,
+            "last_active": self.last_active,
+            "protocol": PROTOCOL_VERSION,
+            "extension_protocol": hello.protocol if hello else None,
+        }
+
+    async def _screenshot(self, conn: BusConnection, args: dict[str, Any]) -> dict[str, Any]:
+        try:
+            from shotbridge import screenshot  # the lead's module; lazy: it pulls in the core
+        except ImportError as exc:
+            raise CommandError(
+                ErrorCode.INTERNAL, f"screenshot support unavailable: {exc}"
+            ) from exc
+        return await screenshot.take(self.link, args)
+
+    async def _subscribe(self, conn: BusConnection, args: dict[str, Any]) -> dict[str, Any]:
+        conn.subscribed = True
+        return {"subscribed": True}
+
+    async def _events(self, conn: BusConnection, args: dict[str, Any]) -> dict[str, Any]:
+        return {"events": list(self.link.events)}
+
+
+def forward_timeout(args: dict[str, Any]) -> float:
+    """How long a forwarded command may take: its own timeout_ms plus slack, or 15 s."""
+    timeout_ms = args.get("timeout_ms")
+    if isinstance(timeout_ms, int | float) and timeout_ms > 0:
+        return timeout_ms / 1000 + 5.0
+    return 15.0
+
+
+# ---- process plumbing -----------------------------------------------------------------------
+
+
+def claim_stdout() -> int:
+    """Keep the real fd 1 for frames only; everything else written to stdout goes to stderr."""
+    sys.stdout.flush()
+    frames_fd = os.dup(1)
+    os.dup2(2, 1)  # print(), C libraries, children: all land on stderr from now on
+    sys.stdout = sys.stderr
+    return frames_fd
+
+
+def setup_logging() -> None:
+    logger = logging.getLogger("shotbridge")
+    logger.setLevel(os.environ.get("SHOTBRIDGE_LOG_LEVEL", "INFO").upper())
+    fmt = logging.Formatter("%(asctime)s host[%(process)d] %(levelname)s %(name)s: %(message)s")
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    try:
+        handlers.append(
+            logging.handlers.RotatingFileHandler(
+                paths.state_dir() / "host.log", maxBytes=512 * 1024, backupCount=1
+            )
+        )
+    except OSError as exc:
+        print(f"shotbridge host: no log file: {exc}", file=sys.stderr)
+    for handler in handlers:
+        handler.setFormatter(fmt)
+        logger.addHandler(handler)
+
+
+class NativePort:
+    """Chrome's pipes as asyncio streams: frames in on ``in_fd``, frames out on ``out_fd``.
+
+    Owns both fds. Pipes (what Chromium gives) use the event loop; a regular file on stdin
+    (``shotctl host < frames.bin``) is read by a thread instead, and written with blocking writes.
+    """
+
+    def __init__(self) -> None:
+        # Big limit: frames up to 64 MiB arrive in big chunks; a small one means constant pausing.
+        self.reader = asyncio.StreamReader(limit=1 << 20)
+        self._read_transport: asyncio.BaseTransport | None = None
+        self._writer: asyncio.StreamWriter | None = None
+        self._out: BinaryIO | None = None
+
+    @classmethod
+    async def open(cls, in_fd: int, out_fd: int) -> NativePort:
+        port = cls()
+        loop = asyncio.get_running_loop()
+        pipe_in = os.fdopen(in_fd, "rb", buffering=0)
+        try:
+            port._read_transport, _ = await loop.connect_read_pipe(
+                lambda: asyncio.StreamReaderProtocol(port.reader), pipe_in
+            )
+        except ValueError:
+            threading.Thread(target=port._feed_from, args=(loop, pipe_in), daemon=True).start()
+        port._out = os.fdopen(out_fd, "wb", buffering=0)
+        try:
+            transport, protocol = await loop.connect_write_pipe(
+                lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()), port._out
+            )
+            port._writer = asyncio.StreamWriter(transport, protocol, None, loop)
+        except ValueError:
+            pass  # a regular file: blocking writes in send()
+        return port
+
+    def _feed_from(self, loop: asyncio.AbstractEventLoop, pipe: BinaryIO) -> None:
+        with contextlib.suppress(RuntimeError, OSError):  # loop or file closed under us
+            while chunk := pipe.read(1 << 20):
+                loop.call_soon_threadsafe(self.reader.feed_data, chunk)
+            loop.call_soon_threadsafe(self.reader.feed_eof)
+
+    async def send(self, frame: bytes) -> None:
+        if self._writer is not None:
+            self._writer.write(frame)
+            await self._writer.drain()
+        elif self._out is not None:
+            self._out.write(frame)
+
+    def close_output(self) -> None:
+        """Close the outgoing side: the peer reads EOF."""
+        if self._writer is not None:
+            self._writer.close()
+        elif self._out is not None:
+            self._out.close()
+
+    def close(self) -> None:
+        self.close_output()
+        if self._read_transport is not None:
+            self._read_transport.close()
+
+
+async def run(frames_fd: int) -> int:
+    loop = asyncio.get_running_loop()
+    port = await NativePort.open(0, frames_fd)
+    host = Host(ExtensionLink(), runtime_dir=paths.runtime_dir())
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        loop.add_signal_handler(sig, host.stop)
+    try:
+        await host.serve(port.reader, port.send)
+    finally:
+        port.close()
+    return host.exit_code
+
+
+def main(argv: Sequence[str]) -> int:
+    """Entry point of ``shotctl host``: 0 after a clean shutdown, 1 when refusing to serve."""
+    frames_fd = claim_stdout()
+    setup_logging()
+    origin = find_origin(argv)
+    if origin not in allowed_origins():
+        log.error(
+            "refusing to serve caller %r: only %s may use this host (set %s for development)",
+            origin,
+            EXTENSION_ORIGIN,
+            ALLOWED_ORIGINS_ENV,
+        )
+        return 1
+    try:
+        return asyncio.run(run(frames_fd))
+    except ShotbridgeError as exc:
+        log.error("host failed: %s", exc)
+        return 1

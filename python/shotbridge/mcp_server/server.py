@@ -1,0 +1,48 @@
+"""The MCP server: four tools over one bus connection, state kept for the life of the process."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, Literal
+
+from mcp.server.mcpserver import MCPServer
+
+from shotbridge import __version__
+from shotbridge.mcp_server.state import ServerState
+from shotbridge.mcp_server.tools import capture, configure, interact, observe
+
+log = logging.getLogger(__name__)
+
+INSTRUCTIONS = """\
+shotbridge shows you the developer's own browser tab. Read structure before pixels: \
+observe(what="page") is cheap text; observe(what="errors") shows console errors. Ask for \
+pixels (capture_screenshot, or observe with annotate_screenshot=true for numbered labels mapped \
+to CSS selectors) only when the structure is not enough. Screenshots are limited to one per 5 s."""
+
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
+
+
+def build_server(state: ServerState, *, log_level: LogLevel = "WARNING") -> MCPServer[Any]:
+    """An MCPServer with every tool registered; it closes ``state.connection`` when it stops."""
+
+    @asynccontextmanager
+    async def lifespan(_: MCPServer[Any]) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            log.info("shutting down: closing the browser connection")
+            await state.connection.close()
+
+    server: MCPServer[Any] = MCPServer(
+        "shotbridge",
+        title="shotbridge",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        log_level=log_level,
+        lifespan=lifespan,
+    )
+    for tool in (observe, configure, capture, interact):
+        tool.register(server, state)
+    return server

@@ -1,0 +1,75 @@
+"""Screenshots through the host's ``screenshot`` command, explicit or auto-appended."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from mcp.types import CallToolResult, ContentBlock
+
+from shotbridge.mcp_server import content
+from shotbridge.mcp_server.failures import to_tool_error, unavailable_reason
+from shotbridge.mcp_server.ratelimit import Refusal
+from shotbridge.mcp_server.state import AUTO_CONNECT_TIMEOUT_S, SCREENSHOT_TIMEOUT_MS, ServerState
+
+log = logging.getLogger(__name__)
+
+
+def screenshot_args(state: ServerState, **args: Any) -> dict[str, Any]:
+    """Arguments of the host's ``screenshot`` command; privacy masks always ride along."""
+    return {
+        "mask_selectors": list(state.settings.mask_selectors),
+        "timeout_ms": SCREENSHOT_TIMEOUT_MS,
+        **{k: v for k, v in args.items() if v is not None},
+    }
+
+
+async def explicit(
+    state: ServerState, args: dict[str, Any], *, selector: str | None = None
+) -> dict[str, Any] | CallToolResult:
+    """A screenshot the model asked for: the shot, or the cooldown's isError result.
+
+    Raises ToolError when the capture fails; a failed capture does not use up the cooldown.
+    """
+    ticket = state.budget.acquire(auto=False)
+    if isinstance(ticket, Refusal):
+        wait = ticket.next_allowed_in or 0.0
+        return content.rate_limited(
+            f"Screenshots are limited to one per {state.budget.cooldown:g} s; "
+            f"try again in {wait:g} s. observe(what='page') needs no screenshot.",
+            wait,
+        )
+    try:
+        return await state.connection.request(
+            "screenshot", args, timeout=args["timeout_ms"] / 1000 + 5
+        )
+    except Exception as exc:
+        ticket.cancel()
+        raise to_tool_error(exc, selector=selector) from exc
+
+
+async def auto_blocks(state: ServerState) -> list[ContentBlock]:
+    """screenshot_mode's fresh screenshot (text, then the image last), or why there is none."""
+    ticket = state.budget.acquire(auto=True)
+    if isinstance(ticket, Refusal):
+        return [content.text(f"[Screenshot unavailable: {ticket.reason}]")]
+    args = screenshot_args(state)
+    try:
+        shot = await state.connection.request(
+            "screenshot",
+            args,
+            timeout=args["timeout_ms"] / 1000 + 5,
+            connect_timeout=AUTO_CONNECT_TIMEOUT_S,
+        )
+    except Exception as exc:
+        ticket.cancel()
+        reason = unavailable_reason(exc)
+        log.info("auto screenshot unavailable: %s", reason)
+        return [content.text(f"[Screenshot unavailable: {reason}]")]
+    prefix = (
+        f"Auto screenshot ({state.budget.auto_taken}/{state.budget.session_limit} this session)"
+    )
+    return [
+        content.text(content.describe_screenshot(shot, prefix=prefix)),
+        content.image(shot["jpeg"]),
+    ]

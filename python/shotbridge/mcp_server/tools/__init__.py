@@ -1,0 +1,1 @@
+"""One module per MCP tool; each has ``register(server, state)``."""

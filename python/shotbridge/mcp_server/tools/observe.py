@@ -1,0 +1,193 @@
+"""``observe``: page structure, console errors or open tabs; optionally labelled pixels."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, ContentBlock, ToolAnnotations
+from pydantic import Field
+
+from shotbridge.mcp_server import content, shots
+from shotbridge.mcp_server.failures import invalid_selector, to_tool_error
+from shotbridge.mcp_server.state import REQUEST_TIMEOUT_S, ServerState
+
+WHATS = ("page", "errors", "tabs")
+TARGETS = ("interactive", "all_visible", "custom")
+TEXT_MAX = 100
+
+DESCRIPTION = """\
+Look at the developer's browser tab. Start here: what="page" gives the page's structure (URL, \
+title, viewport, ready state, headings, form and interactive-element counts) as cheap text; \
+what="errors" gives console errors, uncaught exceptions and unhandled rejections; what="tabs" \
+lists open tabs and which one is tracked.
+Set annotate_screenshot=true (with what="page") only when structure is not enough: it returns a \
+JPEG with numbered labels and a JSON map from each label to a unique CSS selector, role, \
+accessible name, text and bounds (CSS px)."""
+
+
+def register(server: MCPServer, state: ServerState) -> None:
+    @server.tool(
+        name="observe",
+        description=DESCRIPTION,
+        annotations=ToolAnnotations(
+            title="Observe the browser",
+            read_only_hint=True,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=True,
+        ),
+        structured_output=False,
+    )
+    async def observe(
+        what: Annotated[
+            str,
+            Field(
+                description="page: structure of the tracked tab; errors: console errors; "
+                "tabs: open tabs.",
+                json_schema_extra={"enum": list(WHATS)},
+            ),
+        ] = "page",
+        annotate_screenshot: Annotated[
+            bool,
+            Field(description="With what=page: add a screenshot with numbered element labels."),
+        ] = False,
+        annotation_target: Annotated[
+            str,
+            Field(
+                description="What to label: interactive (buttons, links, inputs…), all_visible "
+                "(visible elements with text or a role), or custom (annotation_selector).",
+                json_schema_extra={"enum": list(TARGETS)},
+            ),
+        ] = "interactive",
+        annotation_selector: Annotated[
+            str | None,
+            Field(description="CSS selector of the elements to label (annotation_target=custom)."),
+        ] = None,
+        max_annotations: Annotated[
+            int, Field(ge=1, le=100, description="Most labels to draw, in reading order.")
+        ] = 50,
+    ) -> CallToolResult:
+        if what not in WHATS:
+            raise ToolError(f"Unknown what={what!r}. Valid values: {', '.join(WHATS)}.")
+        blocks: list[ContentBlock]
+        if annotate_screenshot:
+            if what != "page":
+                raise ToolError("annotate_screenshot works only with what='page'.")
+            return await _annotated(state, annotation_target, annotation_selector, max_annotations)
+        if what == "page":
+            blocks = [content.json_text(await _page(state))]
+        elif what == "errors":
+            blocks = [content.json_text(await _errors(state))]
+        else:
+            blocks = [content.json_text(await _tabs(state))]
+        if state.settings.auto_screenshot_for(what):
+            blocks += await shots.auto_blocks(state)
+        return content.result(blocks, tool="observe")
+
+
+async def _request(state: ServerState, cmd: str, args: dict[str, Any] | None = None) -> dict:
+    try:
+        return await state.connection.request(cmd, args, timeout=REQUEST_TIMEOUT_S)
+    except Exception as exc:
+        raise to_tool_error(exc) from exc
+
+
+def _count(value: Any) -> int:
+    """The extension may send a count or the list itself."""
+    return len(value) if isinstance(value, list | tuple) else int(value or 0)
+
+
+async def _page(state: ServerState) -> dict[str, Any]:
+    info = await _request(state, "page_info")
+    return {
+        "url": info.get("url"),
+        "title": info.get("title"),
+        "viewport": info.get("viewport"),
+        "readyState": info.get("ready_state"),
+        "headings": info.get("headings", []),
+        "form_count": _count(info.get("forms")),
+        "interactive_count": _count(info.get("interactive_count")),
+    }
+
+
+async def _errors(state: ServerState) -> dict[str, Any]:
+    found = await _request(state, "errors")
+    errors = found.get("errors", [])
+    return {
+        "count": len(errors),
+        "errors": errors,  # oldest first, newest last
+        **({"dropped": found["dropped"]} if found.get("dropped") else {}),
+    }
+
+
+async def _tabs(state: ServerState) -> dict[str, Any]:
+    found = await _request(state, "list_tabs")
+    tabs = found.get("tabs", found if isinstance(found, list) else [])
+    tracked = next((t.get("id") for t in tabs if t.get("tracked")), None)
+    return {"tracked_tab": tracked, "tabs": tabs}
+
+
+async def _annotated(
+    state: ServerState, target: str, selector: str | None, max_annotations: int
+) -> CallToolResult:
+    if target not in TARGETS:
+        raise ToolError(
+            f"Unknown annotation_target={target!r}. Valid values: {', '.join(TARGETS)}."
+        )
+    if target == "custom" and not (selector and selector.strip()):
+        raise invalid_selector(None, "annotation_target='custom' needs annotation_selector")
+    if selector and target != "custom":
+        raise ToolError("annotation_selector is used only with annotation_target='custom'.")
+    args = shots.screenshot_args(
+        state,
+        annotate=True,
+        target=target,
+        annotation_selector=selector,
+        max_annotations=max_annotations,
+    )
+    # readyState is not part of a screenshot; ask for it alongside rather than after.
+    shot, info = await asyncio.gather(
+        shots.explicit(state, args, selector=selector), _ready_state(state)
+    )
+    if isinstance(shot, CallToolResult):  # the cooldown refused it
+        return shot
+    annotations = [_annotation(a) for a in shot.get("annotations", [])]
+    mapping = {
+        "page": {
+            "url": shot.get("url"),
+            "title": shot.get("title"),
+            "viewport": shot.get("viewport"),
+            "readyState": info,
+        },
+        "annotations": annotations,
+        "total_found": shot.get("total_found", len(annotations)),
+        "image": content.image_facts(shot),
+    }
+    # The JSON alone says what the image is (URL, size, bytes, masks), for clients that drop images.
+    blocks: list[ContentBlock] = [content.image(shot["jpeg"]), content.json_text(mapping)]
+    return content.result(blocks, tool="observe")
+
+
+async def _ready_state(state: ServerState) -> str | None:
+    try:
+        info = await state.connection.request("page_info", None, timeout=REQUEST_TIMEOUT_S)
+    except Exception:
+        return None  # the screenshot's own error (if any) is the one worth reporting
+    return info.get("ready_state")
+
+
+def _annotation(a: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "label": a["label"],
+        "selector": a["selector"],
+        "tag": a.get("tag", ""),
+        "role": a.get("role", ""),
+        "name": a.get("name", ""),
+        "text": (a.get("text") or "")[:TEXT_MAX],
+        "bounds": a["bounds"],
+        "interactionHint": a.get("interactionHint") or a.get("interaction_hint", "clickable"),
+        "in_viewport": a.get("in_viewport", True),
+    }

@@ -1,0 +1,273 @@
+//! The hot path: input -> decode (DCT-scaled for JPEG) -> resize -> masks -> labels ->
+//! JPEG within budget -> thumbnail within budget. Pure Rust, no Python: the bindings call
+//! `run` with the GIL released.
+
+use std::time::Instant;
+
+use crate::annotate::{annotate, Label};
+use crate::budget;
+use crate::decode::decode;
+use crate::encode::Encoder;
+use crate::error::{CoreError, Result};
+use crate::geometry::{fit, CssGeometry, FRect, Mapping};
+use crate::header::{read_header, Format};
+use crate::input::{image_bytes, Input};
+use crate::limits::{check_dimensions, MAX_BADGES, MAX_QUALITY, MAX_SIDE, MIN_MAX_BYTES, MIN_QUALITY};
+use crate::mask;
+use crate::raster::Raster;
+use crate::resize::{resize, resize_owned};
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Options {
+    pub max_width: u32,
+    pub max_long_edge: u32,
+    pub quality: u8,
+    pub min_quality: u8,
+    pub max_bytes: usize,
+    pub thumb_width: u32,
+    pub thumb_max_bytes: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            max_width: 1280,
+            max_long_edge: 1568,
+            quality: 60,
+            min_quality: 30,
+            max_bytes: 500_000,
+            thumb_width: 320,
+            thumb_max_bytes: 30_000,
+        }
+    }
+}
+
+impl Options {
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: String| Err(CoreError::Options(m));
+        let side = 1..=MAX_SIDE as u32;
+        if !side.contains(&self.max_width) || !side.contains(&self.max_long_edge) {
+            return bad(format!("max_width and max_long_edge must be in 1..={MAX_SIDE}"));
+        }
+        if !side.contains(&self.thumb_width) {
+            return bad(format!("thumb_width must be in 1..={MAX_SIDE}"));
+        }
+        if !(MIN_QUALITY..=MAX_QUALITY).contains(&self.quality) {
+            return bad(format!("quality must be in {MIN_QUALITY}..={MAX_QUALITY}"));
+        }
+        if !(MIN_QUALITY..=self.quality).contains(&self.min_quality) {
+            return bad(format!("min_quality must be in {MIN_QUALITY}..=quality"));
+        }
+        if self.max_bytes < MIN_MAX_BYTES || self.thumb_max_bytes < MIN_MAX_BYTES {
+            return bad(format!("max_bytes and thumb_max_bytes must be >= {MIN_MAX_BYTES}"));
+        }
+        Ok(())
+    }
+}
+
+/// A rectangle in CSS px relative to the top-left of the area the image covers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CssRect {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BoxSpec {
+    pub rect: CssRect,
+    /// Number shown on the badge.
+    pub label: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct Request<'a> {
+    pub input: Input<'a>,
+    pub options: Options,
+    pub boxes: &'a [BoxSpec],
+    pub masks: &'a [CssRect],
+    pub css: CssGeometry,
+}
+
+fn validate_css(css: &CssGeometry) -> Result<()> {
+    let ok = |v: f64| v.is_finite() && v > 0.0;
+    if !ok(css.device_pixel_ratio) || css.device_pixel_ratio > 16.0 {
+        return Err(CoreError::Options("device_pixel_ratio must be in (0, 16]".into()));
+    }
+    if css.css_width.is_some_and(|v| !ok(v)) || css.css_height.is_some_and(|v| !ok(v)) {
+        return Err(CoreError::Options("css_width / css_height must be finite and > 0".into()));
+    }
+    Ok(())
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Output {
+    pub jpeg: Vec<u8>,
+    pub thumbnail: Vec<u8>,
+    pub width: u32,
+    pub height: u32,
+    pub source_width: u32,
+    pub source_height: u32,
+    pub thumb_width: u32,
+    pub thumb_height: u32,
+    /// Output px per CSS px (horizontal).
+    pub css_to_output_scale: f64,
+    pub quality: u8,
+    pub downgraded: bool,
+    pub scale_applied: f64,
+    pub thumb_quality: u8,
+    pub thumb_downgraded: bool,
+    pub badges_drawn: u32,
+    pub boxes_offscreen: u32,
+    pub dct_scale_denom: u32,
+    /// (stage, microseconds) in pipeline order; "total" last.
+    pub timings_us: Vec<(&'static str, u64)>,
+}
+
+struct Clock {
+    start: Instant,
+    last: Instant,
+    stages: Vec<(&'static str, u64)>,
+}
+
+impl Clock {
+    fn new() -> Clock {
+        let now = Instant::now();
+        Clock { start: now, last: now, stages: Vec::with_capacity(8) }
+    }
+
+    fn lap(&mut self, stage: &'static str) {
+        let now = Instant::now();
+        self.stages.push((stage, (now - self.last).as_micros() as u64));
+        self.last = now;
+    }
+
+    fn finish(mut self) -> Vec<(&'static str, u64)> {
+        self.stages.push(("total", self.start.elapsed().as_micros() as u64));
+        self.stages
+    }
+}
+
+fn css_rects(map: &Mapping, rects: impl Iterator<Item = CssRect>) -> Vec<Option<FRect>> {
+    rects.map(|r| map.rect(r.x, r.y, r.width, r.height)).collect()
+}
+
+/// Paint masks then labels onto a raster of size `size`.
+fn draw(img: &mut Raster, req: &Request<'_>, src: (u32, u32)) -> (u32, u32) {
+    let map = Mapping::new(&req.css, src, (img.width, img.height));
+    let masks: Vec<FRect> = css_rects(&map, req.masks.iter().copied()).into_iter().flatten().collect();
+    mask::apply(img, &masks, 1);
+    if req.boxes.is_empty() {
+        return (0, 0);
+    }
+    let labels: Vec<Label> = req
+        .boxes
+        .iter()
+        .take(MAX_BADGES)
+        .map(|b| Label { rect: map.rect(b.rect.x, b.rect.y, b.rect.width, b.rect.height), number: b.label })
+        .collect();
+    let a = annotate(img, &labels);
+    (a.drawn, a.offscreen)
+}
+
+pub fn run(req: &Request<'_>) -> Result<Output> {
+    req.options.validate()?;
+    validate_css(&req.css)?;
+    let opts = req.options;
+    let mut clock = Clock::new();
+
+    // Decode, refusing oversized images from the header alone.
+    let data = image_bytes(req.input)?;
+    let header = read_header(&data)?;
+    check_dimensions(u64::from(header.width), u64::from(header.height))?;
+    let src = (header.width, header.height);
+    let out = fit(src.0, src.1, opts.max_width, opts.max_long_edge);
+    let decoded = decode(&data, &header, out)?;
+    drop(data);
+    clock.lap("decode");
+
+    // Secrets are blacked out on the decoded pixels first, so the resampling filter cannot
+    // smear them into the output. DCT-scaled JPEG pixels depend on whole 16x16-px MCUs of the
+    // source, so those masks are widened to whole scaled MCUs.
+    let mut decoded_px = decoded.raster;
+    if !req.masks.is_empty() {
+        let map = Mapping::new(&req.css, src, (decoded_px.width, decoded_px.height));
+        let rects: Vec<FRect> = css_rects(&map, req.masks.iter().copied()).into_iter().flatten().collect();
+        let align = if header.format == Format::Jpeg { (16 / decoded.dct_denom).max(1) } else { 1 };
+        mask::apply(&mut decoded_px, &rects, i64::from(align) + 1);
+    }
+    let base = resize_owned(decoded_px, out.0, out.1)?;
+    clock.lap("resize");
+
+    // `base` stays unlabelled so a budget downscale can redraw crisp labels at the new size.
+    let mut labelled = base.clone();
+    let (badges_drawn, boxes_offscreen) = draw(&mut labelled, req, src);
+    clock.lap("draw");
+
+    let mut encoder = Encoder::new()?;
+    let mut current = labelled;
+    let main = budget::fit(out, opts.quality, opts.min_quality, opts.max_bytes, |size, q| {
+        if (current.width, current.height) != size {
+            let mut img = resize(&base, size.0, size.1)?;
+            draw(&mut img, req, src);
+            current = img;
+        }
+        encoder.encode(&current, q)
+    })?;
+    drop(base);
+    clock.lap("encode");
+
+    // Thumbnail: from the same (final, labelled) pixels.
+    let (w, h) = main.size;
+    let tw = opts.thumb_width.min(w);
+    let th = ((f64::from(h) * f64::from(tw) / f64::from(w)).round() as u32).max(1);
+    let thumb = budget::fit((tw, th), opts.quality, opts.min_quality, opts.thumb_max_bytes, |size, q| {
+        encoder.encode(&resize(&current, size.0, size.1)?, q)
+    })?;
+    clock.lap("thumbnail");
+
+    let (sx, _) = req.css.source_scale(src.0, src.1);
+    Ok(Output {
+        jpeg: main.bytes,
+        thumbnail: thumb.bytes,
+        width: w,
+        height: h,
+        source_width: src.0,
+        source_height: src.1,
+        thumb_width: thumb.size.0,
+        thumb_height: thumb.size.1,
+        css_to_output_scale: sx * f64::from(w) / f64::from(src.0),
+        quality: main.quality,
+        downgraded: main.downgraded,
+        scale_applied: main.scale,
+        thumb_quality: thumb.quality,
+        thumb_downgraded: thumb.downgraded,
+        badges_drawn,
+        boxes_offscreen,
+        dct_scale_denom: decoded.dct_denom,
+        timings_us: clock.finish(),
+    })
+}
+
+/// Floor for the benchmark: libjpeg-turbo alone decoding `jpeg` DCT-scaled exactly as `run`
+/// would, then encoding an output-sized and a thumbnail-sized image (cropped views of the
+/// decoded pixels, no resampling). Returns microseconds.
+pub fn turbo_floor(jpeg: &[u8], opts: &Options) -> Result<u64> {
+    let start = Instant::now();
+    let header = read_header(jpeg)?;
+    if header.format != Format::Jpeg {
+        return Err(CoreError::UnknownFormat("turbo_floor needs a JPEG".into()));
+    }
+    check_dimensions(u64::from(header.width), u64::from(header.height))?;
+    let out = fit(header.width, header.height, opts.max_width, opts.max_long_edge);
+    let decoded = decode(jpeg, &header, out)?.raster;
+    let mut encoder = Encoder::new()?;
+    let (w, h) = (out.0.min(decoded.width), out.1.min(decoded.height));
+    let (stride, ch) = (decoded.stride(), decoded.channels);
+    encoder.encode_view(&decoded.data, (w as usize, h as usize), stride, ch, opts.quality)?;
+    let tw = opts.thumb_width.min(w);
+    let th = ((f64::from(h) * f64::from(tw) / f64::from(w)).round() as u32).clamp(1, h);
+    encoder.encode_view(&decoded.data, (tw as usize, th as usize), stride, ch, opts.quality)?;
+    Ok(start.elapsed().as_micros() as u64)
+}

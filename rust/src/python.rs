@@ -1,0 +1,165 @@
+//! The thin PyO3 layer: plain arguments in, a dict out, errors as `shotbridge.errors` classes.
+//! All pixel work runs with the GIL released (`Python::detach`), and a Rust panic is caught
+//! and raised as `CoreInternalError` instead of aborting the interpreter.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyString};
+
+use crate::error::CoreError;
+use crate::geometry::CssGeometry;
+use crate::input::Input;
+use crate::limits::{MAX_BADGES, MAX_PIXELS, MAX_SIDE, MIN_MAX_BYTES};
+use crate::pipeline::{self, BoxSpec, CssRect, Options, Output, Request};
+
+pyo3::import_exception!(shotbridge.errors, EmptyInputError);
+pyo3::import_exception!(shotbridge.errors, Base64Error);
+pyo3::import_exception!(shotbridge.errors, UnknownFormatError);
+pyo3::import_exception!(shotbridge.errors, CorruptImageError);
+pyo3::import_exception!(shotbridge.errors, ImageTooLargeError);
+pyo3::import_exception!(shotbridge.errors, CoreInternalError);
+
+fn to_py(e: CoreError) -> PyErr {
+    let msg = e.message().to_owned();
+    match e {
+        CoreError::Empty(_) => EmptyInputError::new_err(msg),
+        CoreError::Base64(_) => Base64Error::new_err(msg),
+        CoreError::UnknownFormat(_) => UnknownFormatError::new_err(msg),
+        CoreError::Corrupt(_) => CorruptImageError::new_err(msg),
+        CoreError::TooLarge(_) => ImageTooLargeError::new_err(msg),
+        CoreError::Options(_) => PyValueError::new_err(msg),
+        CoreError::Internal(_) => CoreInternalError::new_err(msg),
+    }
+}
+
+/// Run `work` without the GIL; a panic becomes `CoreError::Internal`.
+fn detached<T: Send>(py: Python<'_>, work: impl FnOnce() -> Result<T, CoreError> + Send) -> PyResult<T> {
+    py.detach(|| {
+        catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(CoreError::Internal(format!("internal error in the image core: {what}")))
+        })
+    })
+    .map_err(to_py)
+}
+
+/// Borrow the caller's bytes or str without copying (both are immutable, so reading them with
+/// the GIL released is safe).
+fn input<'a>(data: &'a Bound<'_, PyAny>) -> PyResult<Input<'a>> {
+    if let Ok(b) = data.cast::<PyBytes>() {
+        Ok(Input::Bytes(b.as_bytes()))
+    } else if let Ok(s) = data.cast::<PyString>() {
+        Ok(Input::Text(s.to_str()?))
+    } else {
+        Err(PyTypeError::new_err("data must be bytes or str (a data: URL or base64)"))
+    }
+}
+
+fn result_dict<'py>(py: Python<'py>, out: Output) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("jpeg", PyBytes::new(py, &out.jpeg))?;
+    d.set_item("thumbnail", PyBytes::new(py, &out.thumbnail))?;
+    d.set_item("width", out.width)?;
+    d.set_item("height", out.height)?;
+    d.set_item("source_width", out.source_width)?;
+    d.set_item("source_height", out.source_height)?;
+    d.set_item("thumb_width", out.thumb_width)?;
+    d.set_item("thumb_height", out.thumb_height)?;
+    d.set_item("css_to_output_scale", out.css_to_output_scale)?;
+    d.set_item("quality", out.quality)?;
+    d.set_item("downgraded", out.downgraded)?;
+    d.set_item("scale_applied", out.scale_applied)?;
+    d.set_item("thumb_quality", out.thumb_quality)?;
+    d.set_item("thumb_downgraded", out.thumb_downgraded)?;
+    d.set_item("badges_drawn", out.badges_drawn)?;
+    d.set_item("boxes_offscreen", out.boxes_offscreen)?;
+    d.set_item("dct_scale_denom", out.dct_scale_denom)?;
+    let timings = PyDict::new(py);
+    for (stage, us) in out.timings_us {
+        timings.set_item(stage, us)?;
+    }
+    d.set_item("timings_us", timings)?;
+    Ok(d)
+}
+
+type Rect4 = (f64, f64, f64, f64);
+
+/// Decode, shrink, mask, label and encode one screenshot. See `shotbridge.image.shrink`.
+#[pyfunction]
+#[pyo3(signature = (
+    data, *, max_width=1280, max_long_edge=1568, quality=60, min_quality=30, max_bytes=500_000,
+    thumb_width=320, thumb_max_bytes=30_000, boxes=Vec::new(), masks=Vec::new(),
+    device_pixel_ratio=1.0, css_width=None, css_height=None,
+))]
+#[allow(clippy::too_many_arguments)]
+fn shrink<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    max_width: u32,
+    max_long_edge: u32,
+    quality: u8,
+    min_quality: u8,
+    max_bytes: usize,
+    thumb_width: u32,
+    thumb_max_bytes: usize,
+    boxes: Vec<(f64, f64, f64, f64, u32)>,
+    masks: Vec<Rect4>,
+    device_pixel_ratio: f64,
+    css_width: Option<f64>,
+    css_height: Option<f64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let input = input(data)?;
+    let options =
+        Options { max_width, max_long_edge, quality, min_quality, max_bytes, thumb_width, thumb_max_bytes };
+    let boxes: Vec<BoxSpec> = boxes
+        .into_iter()
+        .map(|(x, y, width, height, label)| BoxSpec { rect: CssRect { x, y, width, height }, label })
+        .collect();
+    let masks: Vec<CssRect> =
+        masks.into_iter().map(|(x, y, width, height)| CssRect { x, y, width, height }).collect();
+    let req = Request {
+        input,
+        options,
+        boxes: &boxes,
+        masks: &masks,
+        css: CssGeometry { device_pixel_ratio, css_width, css_height },
+    };
+    let out = detached(py, || pipeline::run(&req))?;
+    result_dict(py, out)
+}
+
+/// Benchmark floor: libjpeg-turbo alone (DCT-scaled decode as `shrink` does, then encoding an
+/// output-sized and a thumbnail-sized image). Returns elapsed microseconds.
+#[pyfunction]
+#[pyo3(signature = (jpeg, *, max_width=1280, max_long_edge=1568, quality=60, thumb_width=320))]
+fn turbo_floor(py: Python<'_>, jpeg: &[u8], max_width: u32, max_long_edge: u32, quality: u8, thumb_width: u32) -> PyResult<u64> {
+    let options = Options { max_width, max_long_edge, quality, thumb_width, ..Options::default() };
+    detached(py, || {
+        options.validate()?;
+        pipeline::turbo_floor(jpeg, &options)
+    })
+}
+
+/// Test hook: panics inside the core, to prove panics surface as `CoreInternalError`.
+#[pyfunction]
+fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
+    detached(py, || -> Result<(), CoreError> { panic!("deliberate test panic") })
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(shrink, m)?)?;
+    m.add_function(wrap_pyfunction!(turbo_floor, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
+    m.add("MAX_PIXELS", MAX_PIXELS)?;
+    m.add("MAX_SIDE", MAX_SIDE)?;
+    m.add("MIN_MAX_BYTES", MIN_MAX_BYTES)?;
+    m.add("MAX_BADGES", MAX_BADGES)?;
+    Ok(())
+}
