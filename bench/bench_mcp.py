@@ -164,7 +164,10 @@ async def run(url: str, runs: int, warmup: int) -> tuple[list[Series], dict[str,
 
         calls: list[tuple[Series, Callable[[], Any]]] = [
             (ours_shot, lambda: timed(ours, "capture_screenshot", {})),
-            (peer_shot, lambda: timed(peer, "browser_take_screenshot", {"type": "jpeg", "scale": "css"})),
+            (
+                peer_shot,
+                lambda: timed(peer, "browser_take_screenshot", {"type": "jpeg", "scale": "css"}),
+            ),
             (ours_obs, lambda: timed(ours, "observe", {"annotate_screenshot": True})),
         ]
         for i in range(warmup + runs):

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
+import subprocess
 import sys
 import threading
 from concurrent.futures import Future
@@ -87,3 +89,48 @@ class McpSession:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(10)
         self.loop.close()
+
+
+class RawServer:
+    """The server over raw pipes, to see every byte it writes to stdout."""
+
+    def __init__(self, *args: str, env: dict[str, str]) -> None:
+        params = server_params(*args, env=env)
+        self.proc = subprocess.Popen(
+            [params.command, *params.args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, **(params.env or {})},
+            cwd=params.cwd,
+        )
+        self.lines: list[bytes] = []
+
+    def send(self, msg: dict[str, Any]) -> dict[str, Any] | None:
+        """Write one message; for a request, read stdout up to its reply."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write((json.dumps({"jsonrpc": "2.0", **msg}) + "\n").encode())
+        self.proc.stdin.flush()
+        if "id" not in msg:
+            return None
+        while line := self.proc.stdout.readline():
+            self.lines.append(line)
+            reply = json.loads(line)  # anything that is not JSON fails here
+            if reply.get("id") == msg["id"]:
+                return reply
+        raise AssertionError("server closed stdout before answering")
+
+    def initialize(self) -> None:
+        init = {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"},
+        }
+        assert self.send({"id": 1, "method": "initialize", "params": init})
+        self.send({"method": "notifications/initialized"})
+
+    def finish(self) -> bytes:
+        out, err = self.proc.communicate(timeout=30)  # closing stdin ends the server
+        self.lines += out.splitlines(keepends=True)
+        assert self.proc.returncode == 0, err.decode()
+        return err

@@ -13,6 +13,7 @@ import functools
 import io
 import json
 import os
+import signal
 import tempfile
 import threading
 import time
@@ -27,7 +28,7 @@ from PIL import Image, ImageChops, ImageStat
 from shotbridge.mcp_server.settings import SENSITIVE_WARNING
 from shotbridge.protocol import RESTRICTED_MESSAGE
 
-from tests.mcp_stdio import McpSession
+from tests.mcp_stdio import McpSession, RawServer
 
 pytestmark = pytest.mark.browser
 
@@ -385,4 +386,33 @@ def test_headless_browser_ends_with_the_server(pages: str) -> None:
     deadline = time.monotonic() + 15
     while any(Path(f"/proc/{p}").exists() and "chrom" in _cmdline(p) for p in browsers):
         assert time.monotonic() < deadline, "headless Chromium outlived the MCP server"
+        time.sleep(0.2)
+
+
+def test_sigterm_ends_server_and_browser(pages: str) -> None:
+    raw = RawServer("--browser", "headless", "--window-size", WINDOW, env={})
+    try:
+        raw.initialize()
+        reply = raw.send(
+            {
+                "id": 2,
+                "method": "tools/call",
+                "params": {
+                    "name": "interact",
+                    "arguments": {"action": "navigate", "url": f"{pages}/none.html"},
+                },
+            }
+        )
+        assert reply is not None and not reply["result"].get("isError"), reply
+        browsers = [p for p in _children(raw.proc.pid) if "chrom" in _cmdline(p)]
+        assert browsers
+        raw.proc.send_signal(signal.SIGTERM)
+        raw.proc.wait(20)
+    finally:
+        if raw.proc.poll() is None:
+            raw.proc.kill()
+            raw.proc.wait()
+    deadline = time.monotonic() + 15
+    while any(Path(f"/proc/{p}").exists() and "chrom" in _cmdline(p) for p in browsers):
+        assert time.monotonic() < deadline, "headless Chromium outlived a SIGTERM'd server"
         time.sleep(0.2)

@@ -29,7 +29,7 @@ from shotbridge import paths
 from shotbridge.framing import BUS
 
 from tests.mcp_fakes import PAGE_INFO, screenshot_result
-from tests.mcp_stdio import McpSession, server_params
+from tests.mcp_stdio import McpSession, RawServer, server_params
 
 
 class FakeHost:
@@ -94,52 +94,13 @@ def runtime_dir() -> Iterator[Path]:
     shutil.rmtree(d, ignore_errors=True)
 
 
-class RawServer:
-    """The server over raw pipes, to see every byte it writes to stdout."""
-
-    def __init__(self, *args: str, env: dict[str, str]) -> None:
-        params = server_params(*args, env=env)
-        self.proc = subprocess.Popen(
-            [params.command, *params.args],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env={**os.environ, **(params.env or {})},
-            cwd=params.cwd,
-        )
-        self.lines: list[bytes] = []
-
-    def send(self, msg: dict[str, Any]) -> dict[str, Any] | None:
-        """Write one message; for a request, read stdout up to its reply."""
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write((json.dumps({"jsonrpc": "2.0", **msg}) + "\n").encode())
-        self.proc.stdin.flush()
-        if "id" not in msg:
-            return None
-        while line := self.proc.stdout.readline():
-            self.lines.append(line)
-            reply = json.loads(line)  # anything that is not JSON fails here
-            if reply.get("id") == msg["id"]:
-                return reply
-        raise AssertionError("server closed stdout before answering")
-
-    def finish(self) -> bytes:
-        out, err = self.proc.communicate(timeout=30)  # closing stdin ends the server
-        self.lines += out.splitlines(keepends=True)
-        assert self.proc.returncode == 0, err.decode()
-        return err
-
-
 def test_stdout_carries_only_protocol(runtime_dir: Path) -> None:
     """Every line the server writes to stdout is a JSON-RPC message, even when calls fail."""
     raw = RawServer(
         "--browser", "connected", "--log-level", "DEBUG",
         env={"SHOTBRIDGE_RUNTIME_DIR": str(runtime_dir)},
     )  # fmt: skip
-    init = {"protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"}}  # fmt: skip
-    assert raw.send({"id": 1, "method": "initialize", "params": init})
-    raw.send({"method": "notifications/initialized"})
+    raw.initialize()
     tools = raw.send({"id": 2, "method": "tools/list"})
     assert tools is not None
     assert {t["name"] for t in tools["result"]["tools"]} == {

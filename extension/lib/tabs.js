@@ -168,9 +168,9 @@ export function installListeners() {
     }
   });
   chrome.tabs.onUpdated.addListener((tabId, info, tab) => {
-    // A committed navigation reports a new url; a finished load reports status "complete" (and the
-    // final title). Both are cheap to forward for the tracked tab only.
-    if (!info.url && info.status !== 'complete' && !info.title) return;
+    // A committed navigation reports a new url; a finished load reports status "complete" (with
+    // the final title). Both are cheap to forward, for the tracked tab only.
+    if (!info.url && info.status !== 'complete') return;
     if (pinnedTabId !== null ? tabId !== pinnedTabId : !tab.active) return;
     void trackedTabId().then((id) => id === tabId && announce(tab));
   });

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import sys
 from types import FrameType
@@ -18,11 +19,6 @@ def _window(value: str) -> tuple[int, int]:
     if not (200 <= w <= 8192 and 200 <= h <= 8192):
         raise click.BadParameter("each side must be 200-8192", param_hint="--window-size")
     return w, h
-
-
-def _exit_on_signal(signum: int, _frame: FrameType | None) -> None:
-    # Unwinds to the finally below, so a headless browser we started does not outlive us.
-    raise SystemExit(128 + signum)
 
 
 @click.command()
@@ -72,8 +68,17 @@ def mcp(
         budget=ScreenshotBudget(cooldown=cooldown, session_limit=session_limit),
     )
     server = build_server(state, log_level=level)  # type: ignore[arg-type]
+
+    def exit_on_signal(signum: int, _frame: FrameType | None) -> None:
+        # End a headless browser we started, then leave at once: a graceful unwind would wait
+        # for the SDK's thread blocked reading stdin, which a signal cannot interrupt.
+        logging.getLogger(__name__).info("signal %d: exiting", signum)
+        connection.close_browser_now()
+        logging.shutdown()
+        os._exit(128 + signum)
+
     for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, _exit_on_signal)
+        signal.signal(sig, exit_on_signal)
     try:
         server.run("stdio")
     except KeyboardInterrupt:

@@ -160,7 +160,7 @@ async def _annotated(
             "url": shot.get("url"),
             "title": shot.get("title"),
             "viewport": shot.get("viewport"),
-            "readyState": info,
+            "readyState": shot.get("ready_state") or info,
         },
         "annotations": annotations,
         "total_found": shot.get("total_found", len(annotations)),
