@@ -88,7 +88,7 @@ def pct(sorted_values: list[float], q: float) -> float:
     return sorted_values[min(len(sorted_values) - 1, round(q * (len(sorted_values) - 1)))]
 
 
-def ours_params() -> StdioServerParameters:
+def ours_params(window: tuple[int, int] = VIEWPORT) -> StdioServerParameters:
     paths = (str(REPO / "python"), os.environ.get("PYTHONPATH"))
     return StdioServerParameters(
         command=sys.executable,
@@ -99,7 +99,7 @@ def ours_params() -> StdioServerParameters:
             "--browser",
             "headless",
             "--window-size",
-            f"{VIEWPORT[0]}x{VIEWPORT[1]}",
+            f"{window[0]}x{window[1]}",
             "--cooldown",
             "0",
         ],
@@ -142,15 +142,28 @@ def check(result: CallToolResult, what: str) -> CallToolResult:
     return result
 
 
+async def our_window(url: str) -> tuple[int, int]:
+    """The --window-size that gives our headless Chromium a VIEWPORT-sized viewport.
+
+    Headless Chromium keeps part of the window for itself; the peer sets the viewport directly
+    (--viewport-size), so ours is matched to it from one probing run.
+    """
+    async with mcp.Client(ours_params(), read_timeout_seconds=TIMEOUT) as ours:
+        check(await ours.call_tool("interact", {"action": "navigate", "url": url}), "navigate")
+        page = json.loads(check(await ours.call_tool("observe", {}), "observe").content[0].text)
+    width, height = page["viewport"]["width"], page["viewport"]["height"]
+    return VIEWPORT[0] + VIEWPORT[0] - round(width), VIEWPORT[1] + VIEWPORT[1] - round(height)
+
+
 async def run(url: str, runs: int, warmup: int) -> tuple[list[Series], dict[str, Any]]:
     ours_shot, ours_obs = (
         Series("shotbridge capture_screenshot"),
         Series("shotbridge observe, annotated"),
     )
     peer_shot = Series("Playwright MCP browser_take_screenshot (jpeg)")
-    info: dict[str, Any] = {}
+    info: dict[str, Any] = {"window": await our_window(url)}
     async with (
-        mcp.Client(ours_params(), read_timeout_seconds=TIMEOUT) as ours,
+        mcp.Client(ours_params(info["window"]), read_timeout_seconds=TIMEOUT) as ours,
         mcp.Client(peer_params(), read_timeout_seconds=TIMEOUT) as peer,
     ):
         t0 = time.perf_counter()
@@ -196,7 +209,8 @@ def markdown(rows: list[dict[str, Any]], info: dict[str, Any], args: argparse.Na
         f"{chromium}, @playwright/mcp {peer_version}, `mcp` {mcp_version()}.",
         "",
         f"Same page (`{args.page.relative_to(REPO)}`, served from 127.0.0.1) in two headless "
-        f"Chromiums at a {VIEWPORT[0]}×{VIEWPORT[1]} viewport (ours reported "
+        f"Chromiums at a {VIEWPORT[0]}×{VIEWPORT[1]} viewport (peer: `--viewport-size`; ours: "
+        f"`--window-size {info['window'][0]}x{info['window'][1]}`, which gave "
         f"{info['viewport']['width']:g}×{info['viewport']['height']:g}); calls interleaved, "
         f"timed at the MCP client around `tools/call` over stdio. {args.runs} calls each after "
         f"{args.warmup} warm-up rounds. Bytes: median JPEG size (decoded from base64).",

@@ -4,16 +4,19 @@
 // attach (DevTools or another debugger client already on the tab, enterprise policy).
 
 import { Code, ShotError } from './errors.js';
-import { callPageAll } from './page.js';
+import { callPage, callPageAll } from './page.js';
 import { withDebugger } from './debugger.js';
 import { resolveTab } from './tabs.js';
 import { assertCapturable } from './restricted.js';
 import { MAX_MESSAGE_BYTES } from './native.js';
+import { planTiles } from './tiles.js';
 
 /**
+ * @typedef {null | 'top' | 'bottom' | {y: number} | {selector: string}} ScrollTarget
+ * @typedef {import('./tiles.js').TileCaps} TileCaps
  * @typedef {{tab_id: number | null, method: 'auto' | 'cdp' | 'visible', format: 'jpeg' | 'png',
  *   quality: number, scale: number | null, selector: string | null, full_page: boolean,
- *   max_height_css: number, debugger_idle_ms: number}} CaptureArgs
+ *   max_height_css: number, debugger_idle_ms: number, scroll: ScrollTarget, tile: TileCaps | null}} CaptureArgs
  * @typedef {{x: number, y: number, width: number, height: number}} Rect
  */
 
@@ -38,6 +41,8 @@ export function parseCaptureArgs(args) {
     full_page: args.full_page ?? false,
     max_height_css: args.max_height_css ?? 16384,
     debugger_idle_ms: args.debugger_idle_ms ?? 2000,
+    scroll: args.scroll ?? null,
+    tile: args.tile ?? null,
   };
   if (!['auto', 'cdp', 'visible'].includes(a.method)) throw bad('method must be "auto", "cdp" or "visible"');
   if (!['jpeg', 'png'].includes(a.format)) throw bad('format must be "jpeg" or "png"');
@@ -50,6 +55,16 @@ export function parseCaptureArgs(args) {
   if (!(typeof a.debugger_idle_ms === 'number' && a.debugger_idle_ms >= 0 && a.debugger_idle_ms <= 60_000)) {
     throw bad('debugger_idle_ms must be a number 0..60000');
   }
+  const sc = a.scroll;
+  if (sc !== null && sc !== 'top' && sc !== 'bottom' &&
+      !(typeof sc === 'object' && (Number.isFinite(sc.y) || (typeof sc.selector === 'string' && sc.selector.trim())))) {
+    throw bad('scroll must be "top", "bottom", {y: number} or {selector: string}');
+  }
+  const t = a.tile;
+  if (t !== null && !(typeof t === 'object' && t.max_width >= 16 && t.max_long_edge >= 16)) {
+    throw bad('tile must be {max_width, max_long_edge} in output px (each at least 16)');
+  }
+  if (t !== null && !a.full_page) throw bad('tile only applies to full_page captures');
   return /** @type {CaptureArgs} */ (a);
 }
 
@@ -128,12 +143,13 @@ const sameScroll = (a, b) => a.scroll.x === b.scroll.x && a.scroll.y === b.scrol
   a.viewport.width === b.viewport.width && a.viewport.height === b.viewport.height;
 
 /**
- * @param {string} dataUrl
+ * @param {string | number} dataUrl the image as a data URL, or the total length of several
  */
 function checkSize(dataUrl) {
-  if (dataUrl.length > MAX_MESSAGE_BYTES) {
+  const length = typeof dataUrl === 'number' ? dataUrl : dataUrl.length;
+  if (length > MAX_MESSAGE_BYTES) {
     throw new ShotError(Code.CAPTURE_FAILED,
-      `The image is ${(dataUrl.length / 1048576).toFixed(1)} MiB as base64, over Chrome's 64 MiB native-messaging limit; ` +
+      `The image is ${(length / 1048576).toFixed(1)} MiB as base64, over Chrome's 64 MiB native-messaging limit; ` +
       'use format jpeg, a lower scale or a smaller max_height_css.');
   }
 }
@@ -149,6 +165,7 @@ export async function capture(ctx) {
   assertCapturable(tab.url || tab.pendingUrl);
   /** @type {Record<string, number>} */
   const timings = {};
+  if (a.scroll !== null) await timed(timings, 'scroll', scrollBefore(ctx, tabId, a.scroll));
   if (a.method === 'visible') return captureVisible(ctx, tab, a, timings, 'not available with method "visible"');
   try {
     return await captureCdp(ctx, tabId, !!tab.active, a, timings);
@@ -158,6 +175,23 @@ export async function capture(ctx) {
     const fresh = await resolveTab(tabId);
     return captureVisible(ctx, fresh, a, timings, /** @type {Error} */ (e).message);
   }
+}
+
+/**
+ * Scroll the page (instantly) and wait for the scrolled frame to be painted, so the capture shows
+ * the new position and the probe reports it.
+ * @param {import('./context.js').CommandContext} ctx
+ * @param {number} tabId
+ * @param {ScrollTarget} target
+ */
+async function scrollBefore(ctx, tabId, target) {
+  ctx.step = 'scrolling before the capture';
+  const args = target === 'top' || target === 'bottom' ? { to: target }
+    : 'selector' in /** @type {object} */ (target) ? { selector: /** @type {{selector: string}} */ (target).selector }
+      : { y: /** @type {{y: number}} */ (target).y };
+  const out = await callPage(tabId, 'scrollTo', args);
+  if (out && out.error) throw new ShotError(out.error.code, out.error.message);
+  await callPage(tabId, 'nextPaint', { max_ms: 300 });
 }
 
 /**
@@ -200,6 +234,21 @@ function planClip(pre, metrics, a) {
     const h = Math.min(pageHeight, a.max_height_css);
     truncated = pageHeight > a.max_height_css;
     area = { x: -sc.x, y: -sc.y, width: pageWidth, height: h };
+    if (a.tile !== null) {
+      const t = planTiles(pageWidth, h, a.scale ?? dpr, a.tile);
+      const tileClipScale = t.scale / dpr;
+      return {
+        area,
+        truncated,
+        pageHeight,
+        clip: { x: 0, y: 0, width: pageWidth, height: h, scale: tileClipScale },
+        tiles: t.bands.map((b) => ({
+          area: { x: -sc.x, y: b.y - sc.y, width: pageWidth, height: b.height },
+          clip: { x: 0, y: b.y, width: pageWidth, height: b.height, scale: tileClipScale },
+        })),
+        captureBeyondViewport: true,
+      };
+    }
   } else {
     area = { x: 0, y: 0, width: vp.width, height: vp.height };
   }
@@ -209,6 +258,8 @@ function planClip(pre, metrics, a) {
     truncated,
     pageHeight,
     clip: { x: area.x + sc.x, y: area.y + sc.y, width: area.width, height: area.height, scale: clipScale },
+    /** @type {{area: Rect, clip: object}[] | null} */
+    tiles: null,
     captureBeyondViewport: !inViewport,
   };
 }
@@ -232,13 +283,31 @@ async function captureCdp(ctx, tabId, active, a, timings) {
       ]);
       const plan = planClip(pre, metrics, a);
       ctx.step = 'Page.captureScreenshot';
-      let screenshot = dbg.send('Page.captureScreenshot', {
+      const shoot = (/** @type {object} */ clip) => dbg.send('Page.captureScreenshot', {
         format: a.format,
         ...(a.format === 'jpeg' ? { quality: a.quality } : {}),
-        clip: plan.clip,
+        clip,
         fromSurface: true,
         captureBeyondViewport: plan.captureBeyondViewport,
       });
+      /** @type {Promise<any>} */
+      let screenshot;
+      /** @type {{area: Rect, data: string}[] | null} */
+      let tileShots = null;
+      if (plan.tiles) {
+        // One band at a time: each is a bounded image, never the 32 768 px strip of a DPR 2 page.
+        const tiles = plan.tiles;
+        screenshot = (async () => {
+          tileShots = [];
+          for (const [i, t] of tiles.entries()) {
+            ctx.step = `Page.captureScreenshot (tile ${i + 1} of ${tiles.length})`;
+            tileShots.push({ area: t.area, data: (await shoot(t.clip)).data });
+          }
+          return { data: tileShots[0].data };
+        })();
+      } else {
+        screenshot = shoot(plan.clip);
+      }
       if (!active) {
         // Chrome does not paint background tabs; the screenshot then waits for a frame that may
         // never come. Bound the wait and say why instead of burning the whole timeout.
@@ -258,8 +327,14 @@ async function captureCdp(ctx, tabId, active, a, timings) {
         continue;
       }
       const dataUrl = `data:image/${a.format};base64,${shot.data}`;
-      checkSize(dataUrl);
+      const tiles = tileShots === null ? undefined : /** @type {{area: Rect, data: string}[]} */ (tileShots).map((t) => ({
+        data_url: `data:image/${a.format};base64,${t.data}`,
+        origin: { x: t.area.x, y: t.area.y },
+        css_size: { width: t.area.width, height: t.area.height },
+      }));
+      checkSize(tiles ? tiles.reduce((n, t) => n + t.data_url.length, 0) : dataUrl);
       return {
+        ...(tiles ? { tiles } : {}),
         data_url: dataUrl,
         method: 'cdp',
         url: pre.url,

@@ -7,6 +7,8 @@ import { resolveTab, tabInfo, track, trackedTabId } from './tabs.js';
 import { capture } from './capture.js';
 import { navigate } from './navigate.js';
 import { discover, pageInfo } from './inspect.js';
+import { elementAt, input, resolve } from './input.js';
+import { cdp } from './cdp.js';
 import * as pageErrors from './page-errors.js';
 
 export const EXTENSION_VERSION = chrome.runtime.getManifest().version;
@@ -36,6 +38,10 @@ const HANDLERS = {
   capture,
   discover,
   page_info: pageInfo,
+  input,
+  element_at: elementAt,
+  resolve,
+  cdp,
 
   async errors(ctx) {
     await pageErrors.ready;

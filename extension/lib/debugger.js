@@ -68,8 +68,9 @@ function detachLater(tabId, s, idleMs) {
  * Run `fn` with the debugger attached to `tabId`.
  * @template T
  * @param {number} tabId
- * @param {{idleMs: number, cancelled: Promise<never>}} opts `cancelled` ends the wait early so the
- *   session is released on timeout even if Chrome never answers
+ * @param {{idleMs: number, cancelled: Promise<never>, failCode?: string}} opts `cancelled` ends the
+ *   wait early so the session is released on timeout even if Chrome never answers; `failCode` is
+ *   the error code of a failed CDP command (default capture_failed, the first user)
  * @param {(dbg: DebuggerHandle) => Promise<T>} fn
  * @returns {Promise<T>}
  */
@@ -102,7 +103,7 @@ export async function withDebugger(tabId, opts, fn) {
         } catch (e) {
           const msg = messageOf(e);
           if (/not attached|detached/i.test(msg)) throw new ShotError(Code.DEBUGGER_UNAVAILABLE, `chrome.debugger: ${msg}`);
-          throw new ShotError(Code.CAPTURE_FAILED, `${method} failed: ${msg}`);
+          throw new ShotError(opts.failCode ?? Code.CAPTURE_FAILED, `${method} failed: ${msg}`);
         }
       },
     };

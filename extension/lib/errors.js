@@ -13,6 +13,7 @@ export const Code = Object.freeze({
   CAPTURE_FAILED: 'capture_failed',
   NAVIGATION_FAILED: 'navigation_failed',
   TIMEOUT: 'timeout',
+  STALE_SCREENSHOT: 'stale_screenshot',
   INTERNAL: 'internal',
 });
 

@@ -15,6 +15,7 @@ const PAGE_FILES = [
   'page/probe.js',
   'page/discover.js',
   'page/page-info.js',
+  'page/interact.js',
   'page/ready.js', // last: marks the library complete
 ];
 
@@ -28,7 +29,12 @@ function trampoline(name, args, version) {
   const lib = /** @type {any} */ (globalThis).__shotbridge;
   if (!lib || lib.version !== version || typeof lib[name] !== 'function') return { needLib: true };
   try {
-    return { value: lib[name](args) };
+    const value = lib[name](args);
+    // Async helpers (waiting for a paint): chrome.scripting waits for a returned promise.
+    if (value && typeof value.then === 'function') {
+      return value.then((v) => ({ value: v }), (e) => ({ thrown: String((e && e.message) || e) }));
+    }
+    return { value };
   } catch (e) {
     return { thrown: String((e && e.message) || e) };
   }

@@ -16,6 +16,8 @@
     'input[autocomplete~="cc-number" i]',
     'input[autocomplete~="cc-csc" i]',
   ].join(', ');
+  // page/interact.js uses it too: a focused secret field's value is never reported.
+  L.secretSelector = SECRET_SELECTOR;
 
   /**
    * Collect secret rects of `doc` (and same-origin frames inside it), offset by (ox, oy).

@@ -29,6 +29,7 @@ from shotbridge.errors import CommandError, FrameError, ImageError, ShotbridgeEr
 from shotbridge.framing import NATIVE
 from shotbridge.link import ExtensionLink, Send
 from shotbridge.protocol import EXTENSION_ORIGIN, PROTOCOL_VERSION, ErrorCode, Request
+from shotbridge.shots import ShotRegistry
 
 log = logging.getLogger(__name__)
 
@@ -73,9 +74,12 @@ class Host:
         self._push_tasks: set[asyncio.Task[bool]] = set()
         self.exit_code = 0  # 1 when the extension's stream turned out garbage
         self.server = BusServer(paths.socket_path(self.pid, runtime_dir), self.handle)
+        # Every screenshot handed out, so interact can map its pixels back to the page.
+        self.shots = ShotRegistry()
         self.commands: dict[str, Command] = {
             "status": self._status,
             "screenshot": self._screenshot,
+            "interact": self._interact,
             "subscribe": self._subscribe,
             "events": self._events,
         }
@@ -217,7 +221,12 @@ class Host:
             raise CommandError(
                 ErrorCode.INTERNAL, f"screenshot support unavailable: {exc}"
             ) from exc
-        return await screenshot.take(self.link, args)
+        return await screenshot.take(self.link, args, self.shots)
+
+    async def _interact(self, conn: BusConnection, args: dict[str, Any]) -> dict[str, Any]:
+        from shotbridge import interact  # lazy, like screenshot: it may pull in the core
+
+        return await interact.run(self.link, self.shots, args)
 
     async def _subscribe(self, conn: BusConnection, args: dict[str, Any]) -> dict[str, Any]:
         conn.subscribed = True

@@ -46,6 +46,8 @@ class ErrorCode(StrEnum):
     NAVIGATION_FAILED = "navigation_failed"
     TIMEOUT = "timeout"
     IMAGE_ERROR = "image_error"  # the core refused the image
+    # A coordinate/label action names a screenshot of another page (or one no longer kept).
+    STALE_SCREENSHOT = "stale_screenshot"
     INTERNAL = "internal"
 
 
@@ -118,6 +120,25 @@ class Hello(Model):
     tracked_tab: int | None = None
 
 
+class ScrollToY(Model):
+    y: float
+
+
+class ScrollToSelector(Model):
+    selector: str = Field(min_length=1)
+
+
+# Where to scroll before capturing: a y offset, the top or bottom, or an element (centred).
+ScrollTarget = Literal["top", "bottom"] | ScrollToY | ScrollToSelector
+
+
+class TileCaps(Model):
+    """Output px every full-page tile must fit (the core's caps)."""
+
+    max_width: int = Field(ge=16)
+    max_long_edge: int = Field(ge=16)
+
+
 class CaptureArgs(Model):
     """``capture``: screenshot of a tab."""
 
@@ -131,6 +152,17 @@ class CaptureArgs(Model):
     full_page: bool = False
     max_height_css: int = 16384
     timeout_ms: int = 10000
+    scroll: ScrollTarget | None = None  # applied before capturing
+    # full_page only: capture CSS bands that each fit these caps instead of one tall image.
+    tile: TileCaps | None = None
+
+
+class CaptureTile(Model):
+    """One band of a tiled full-page capture."""
+
+    data_url: str
+    origin: Point  # viewport-relative CSS px of the tile's top-left
+    css_size: Size
 
 
 class CaptureResult(Model):
@@ -149,6 +181,7 @@ class CaptureResult(Model):
     unavailable: list[str] = Field(default_factory=list)  # capture modes not available, and why
     truncated: bool = False  # full page cut at max_height_css
     page_height: float | None = None
+    tiles: list[CaptureTile] = Field(default_factory=list)  # full_page with `tile`, top to bottom
 
 
 class ElementInfo(Model):

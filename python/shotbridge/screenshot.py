@@ -3,6 +3,12 @@
 The host runs this for any bus client (CLI, MCP server). It asks the extension for the page's
 pixels and, when labels are wanted, its elements — both at once, since they are independent — then
 hands the pixels to the Rust core with the boxes and the password masks mapped into image space.
+
+Capture modes: the viewport (default), ``scroll`` first (a y offset, top, bottom or a selector),
+one element (``selector``), or the whole page (``full_page``, up to ``max_height_css``) as tiles:
+CSS bands that each fit the core's caps at full width, so a long page stays legible instead of one
+strip shrunk to a sliver. Every image (each tile too) gets a ``screenshot_id`` in the host's
+registry (``shotbridge.shots``) so ``interact`` can map its pixels back to the page.
 """
 
 from __future__ import annotations
@@ -20,8 +26,10 @@ from shotbridge.protocol import (
     Model,
     Point,
     Rect,
+    ScrollTarget,
     Size,
 )
+from shotbridge.shots import ShotRegistry
 
 
 class Link(Protocol):
@@ -39,7 +47,9 @@ class ScreenshotArgs(Model):
     url: str | None = None  # navigate the tab here first
     # What to capture.
     selector: str | None = None  # just this element
-    full_page: bool = False
+    full_page: bool = False  # the whole page (up to max_height_css), as tiles within the caps
+    max_height_css: int = Field(16384, ge=1, le=16384)
+    scroll: ScrollTarget | None = None  # scroll here before capturing
     method: Literal["auto", "cdp", "visible"] = "auto"
     browser_format: Literal["jpeg", "png"] = "jpeg"
     browser_quality: int = Field(90, ge=1, le=100)
@@ -70,7 +80,7 @@ class Annotation(Model):
     name: str
     text: str
     bounds: Rect  # CSS px, viewport-relative
-    interactionHint: str  # noqa: N815 - the wire name the MCP tools document
+    interactionHint: str
     in_viewport: bool
 
 
@@ -83,6 +93,16 @@ def render_scale(capture_css: Size, dpr: float, args: ScreenshotArgs) -> float:
 
 def _shift(rect: Rect, origin: Point) -> Rect:
     return Rect(x=rect.x - origin.x, y=rect.y - origin.y, width=rect.width, height=rect.height)
+
+
+def _within(rect: Rect, size: Size) -> bool:
+    """``rect`` (image-relative CSS px) overlaps an image covering ``size``."""
+    return (
+        rect.x < size.width
+        and rect.y < size.height
+        and rect.x + rect.width > 0
+        and rect.y + rect.height > 0
+    )
 
 
 def to_annotations(elements: list[ElementInfo]) -> list[Annotation]:
@@ -111,11 +131,20 @@ async def _capture_args(link: Link, args: ScreenshotArgs) -> dict[str, Any]:
         "quality": args.browser_quality,
         "selector": args.selector,
         "full_page": args.full_page,
+        "max_height_css": args.max_height_css,
         "mask_selectors": args.mask_selectors,
         "timeout_ms": args.timeout_ms,
     }
+    if args.scroll is not None:
+        out["scroll"] = args.scroll if isinstance(args.scroll, str) else args.scroll.model_dump()
+    if args.full_page:
+        # The extension picks the width-fitting scale and cuts the bands: it knows the page size.
+        out["tile"] = {"max_width": args.max_width, "max_long_edge": args.max_long_edge}
+        return out
     if args.render_at_output_size and args.method != "visible" and not args.selector:
-        info = await link.request("page_info", {"tab_id": args.tab_id}, timeout=args.timeout_ms / 1000)
+        info = await link.request(
+            "page_info", {"tab_id": args.tab_id}, timeout=args.timeout_ms / 1000
+        )
         dpr = float(info.get("device_pixel_ratio", 1.0))
         viewport = Size.model_validate(info["viewport"])
         css = (
@@ -127,8 +156,13 @@ async def _capture_args(link: Link, args: ScreenshotArgs) -> dict[str, Any]:
     return out
 
 
-async def take(link: Link, raw_args: dict[str, Any]) -> dict[str, Any]:
-    """Run one screenshot for a bus client; returns a msgpack-ready dict (image bytes raw)."""
+async def take(
+    link: Link, raw_args: dict[str, Any], shots: ShotRegistry | None = None
+) -> dict[str, Any]:
+    """Run one screenshot for a bus client; returns a msgpack-ready dict (image bytes raw).
+
+    With ``shots``, every image is registered and the result carries its ``screenshot_id``.
+    """
     from shotbridge import image  # the core loads only where pixels are handled
 
     args = ScreenshotArgs.model_validate(raw_args)
@@ -138,7 +172,8 @@ async def take(link: Link, raw_args: dict[str, Any]) -> dict[str, Any]:
 
     if args.url:
         await link.request(
-            "navigate", {"url": args.url, "tab_id": args.tab_id, "timeout_ms": args.timeout_ms},
+            "navigate",
+            {"url": args.url, "tab_id": args.tab_id, "timeout_ms": args.timeout_ms},
             timeout=timeout,
         )
         timings["navigate_ms"] = (time.perf_counter() - t0) * 1000
@@ -146,52 +181,97 @@ async def take(link: Link, raw_args: dict[str, Any]) -> dict[str, Any]:
     t1 = time.perf_counter()
     capture_args = await _capture_args(link, args)
     capture_job = link.request("capture", capture_args, timeout=timeout)
-    discover_job = None
-    if args.annotate:
-        discover_job = link.request(
-            "discover",
-            {
-                "tab_id": args.tab_id,
-                "target": args.target,
-                "selector": args.annotation_selector,
-                "max": args.max_annotations,
-                "include_offscreen": args.full_page,
-            },
-            timeout=timeout,
+    discover_args = {
+        "tab_id": args.tab_id,
+        "target": args.target,
+        "selector": args.annotation_selector,
+        "max": args.max_annotations,
+        "include_offscreen": args.full_page,
+    }
+    found: DiscoverResult | None = None
+    if not args.annotate:
+        raw_capture = await capture_job
+    elif args.scroll is not None:
+        # The capture scrolls first: elements must be found where they are after that.
+        raw_capture = await capture_job
+        found = DiscoverResult.model_validate(
+            await link.request("discover", discover_args, timeout=timeout)
         )
-        raw_capture, raw_discover = await asyncio.gather(capture_job, discover_job)
-        found: DiscoverResult | None = DiscoverResult.model_validate(raw_discover)
     else:
-        raw_capture, found = await capture_job, None
+        discover_job = link.request("discover", discover_args, timeout=timeout)
+        raw_capture, raw_discover = await asyncio.gather(capture_job, discover_job)
+        found = DiscoverResult.model_validate(raw_discover)
     capture = CaptureResult.model_validate(raw_capture)
     timings["browser_ms"] = (time.perf_counter() - t1) * 1000
 
     elements = found.elements if found else []
     annotations = to_annotations(elements)
-    boxes = [
-        image.Box(label=a.label, **_shift(a.bounds, capture.origin).model_dump()) for a in annotations
-    ]
-    masks = [_shift(m, capture.origin) for m in capture.masks]
+    # One image, or one per full-page tile: each is shrunk on its own with its own boxes/masks.
+    parts = (
+        [(t.data_url, t.origin, t.css_size) for t in capture.tiles]
+        if capture.tiles
+        else [(capture.data_url, capture.origin, capture.css_size)]
+    )
+
+    def shrink_part(data_url: str, origin: Point, css_size: Size) -> Any:
+        boxes = [
+            image.Box(label=a.label, **r.model_dump())
+            for a in annotations
+            if _within(r := _shift(a.bounds, origin), css_size)
+        ]
+        masks = [r for m in capture.masks if _within(r := _shift(m, origin), css_size)]
+        shrunk = image.shrink(
+            data_url,
+            image.ShrinkOptions(
+                max_width=args.max_width,
+                max_long_edge=args.max_long_edge,
+                quality=args.quality,
+                max_bytes=args.max_bytes,
+            ),
+            boxes=boxes,
+            masks=masks,
+            device_pixel_ratio=capture.device_pixel_ratio,
+            css_size=(css_size.width, css_size.height),
+        )
+        return shrunk, len(masks)
 
     t2 = time.perf_counter()
-    shrunk = await asyncio.to_thread(
-        image.shrink,
-        capture.data_url,
-        image.ShrinkOptions(
-            max_width=args.max_width,
-            max_long_edge=args.max_long_edge,
-            quality=args.quality,
-            max_bytes=args.max_bytes,
-        ),
-        boxes=boxes,
-        masks=masks,
-        device_pixel_ratio=capture.device_pixel_ratio,
-        css_size=(capture.css_size.width, capture.css_size.height),
-    )
+    done = await asyncio.gather(*(asyncio.to_thread(shrink_part, *p) for p in parts))
     timings["core_ms"] = (time.perf_counter() - t2) * 1000
     timings["total_ms"] = (time.perf_counter() - t0) * 1000
 
-    return {
+    ids: list[int | None] = []
+    for i, ((shrunk, _), (_, origin, css_size)) in enumerate(zip(done, parts, strict=True)):
+        if shots is None:
+            ids.append(None)
+            continue
+        ids.append(
+            shots.add(
+                url=capture.url,
+                tab_id=capture.tab_id,
+                width=shrunk.width,
+                height=shrunk.height,
+                css_to_output_scale=shrunk.css_to_output_scale,
+                device_pixel_ratio=capture.device_pixel_ratio,
+                origin=origin,
+                css_size=css_size,
+                scroll=capture.scroll,
+                viewport=capture.viewport,
+                annotated=args.annotate,
+                annotations=[a.model_dump() for a in annotations],
+                tile=i if capture.tiles else None,
+            ).id
+        )
+
+    shrunk = done[0][0]
+    notes: list[str] = []
+    if capture.truncated and args.full_page:
+        notes.append(
+            f"The page is {capture.page_height or 0:.0f} CSS px tall; the capture stops at "
+            f"{args.max_height_css} CSS px."
+        )
+    result: dict[str, Any] = {
+        "screenshot_id": ids[0],
         "jpeg": shrunk.jpeg,
         "thumbnail": shrunk.thumbnail,
         "width": shrunk.width,
@@ -211,13 +291,32 @@ async def take(link: Link, raw_args: dict[str, Any]) -> dict[str, Any]:
         "device_pixel_ratio": capture.device_pixel_ratio,
         "viewport": capture.viewport.model_dump(),
         "scroll": capture.scroll.model_dump(),
-        "origin": capture.origin.model_dump(),
-        "css_size": capture.css_size.model_dump(),
-        "masked": len(masks),
+        "origin": parts[0][1].model_dump(),
+        "css_size": parts[0][2].model_dump(),
+        "masked": sum(m for _, m in done),
         "annotations": [a.model_dump() for a in annotations],
         "total_found": found.total_found if found else 0,
         "unavailable": capture.unavailable,
         "truncated": capture.truncated,
         "page_height": capture.page_height,
+        "notes": notes,
         "timings": {**timings, **{f"core_{k}_us": v for k, v in shrunk.timings_us.items()}},
     }
+    if args.full_page:
+        result["tiles"] = [
+            {
+                "screenshot_id": sid,
+                "jpeg": part.jpeg,
+                "width": part.width,
+                "height": part.height,
+                "bytes": len(part.jpeg),
+                "quality": part.quality,
+                "css_to_output_scale": part.css_to_output_scale,
+                "origin": origin.model_dump(),
+                # Document CSS px (not viewport-relative): where the band sits on the page.
+                "css_y": origin.y + capture.scroll.y,
+                "css_height": css_size.height,
+            }
+            for sid, (part, _), (_, origin, css_size) in zip(ids, done, parts, strict=True)
+        ]
+    return result

@@ -23,7 +23,7 @@ pub struct Fitted {
     pub downgraded: bool,
 }
 
-/// At most this many shrink steps (each is at least 5 % smaller; in practice 1-2 run).
+/// At most this many shrink steps (each at least 5 % smaller; in practice 1-2 run).
 const MAX_SHRINK_STEPS: usize = 200;
 
 /// `encode(size, quality)` renders the image at `size` and encodes it.
@@ -69,13 +69,10 @@ where
         let step = ((max_bytes as f64 / smallest as f64).sqrt() * 0.95).clamp(0.05, 0.95);
         factor *= step;
         let mut next = scaled(full.0, full.1, factor);
-        if next == size {
-            // Rounding stalled: force progress by one pixel on the long side.
-            next = if size.0 >= size.1 {
-                ((size.0 - 1).max(1), size.1)
-            } else {
-                (size.0, (size.1 - 1).max(1))
-            };
+        while next == size && size != (1, 1) {
+            // Rounding stalled at a small size: keep shrinking the factor (aspect kept).
+            factor *= 0.95;
+            next = scaled(full.0, full.1, factor);
         }
         size = next;
         let bytes = encode(size, min_quality)?;

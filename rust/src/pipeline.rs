@@ -101,6 +101,16 @@ fn validate_css(css: &CssGeometry) -> Result<()> {
     Ok(())
 }
 
+/// A mask that cannot be placed must fail loudly: skipping it would leak the secret.
+fn validate_masks(masks: &[CssRect]) -> Result<()> {
+    let finite = |r: &CssRect| [r.x, r.y, r.width, r.height].iter().all(|v| v.is_finite());
+    if masks.iter().all(finite) {
+        Ok(())
+    } else {
+        Err(CoreError::Options("mask coordinates must be finite".into()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Output {
     pub jpeg: Vec<u8>,
@@ -174,6 +184,7 @@ fn draw(img: &mut Raster, req: &Request<'_>, src: (u32, u32)) -> (u32, u32) {
 pub fn run(req: &Request<'_>) -> Result<Output> {
     req.options.validate()?;
     validate_css(&req.css)?;
+    validate_masks(req.masks)?;
     let opts = req.options;
     let mut clock = Clock::new();
 

@@ -1,0 +1,40 @@
+// cdp {method, params, allow}: one raw Chrome DevTools Protocol command on the tracked tab. Opt-in:
+// it can do anything the page's DevTools can (read cookies, run script in the page), so the host
+// only sends it when the user started the MCP server with --allow-cdp, and this side insists on
+// the explicit `allow: true` so no caller reaches it by accident.
+
+import { Code, ShotError } from './errors.js';
+import { withDebugger } from './debugger.js';
+import { resolveTab } from './tabs.js';
+import { assertCapturable } from './restricted.js';
+
+// Commands that would break the shared debugger session the other commands rely on.
+const REFUSED = new Set(['Target.attachToTarget', 'Target.detachFromTarget', 'Target.closeTarget', 'Browser.close']);
+
+/**
+ * @param {import('./context.js').CommandContext} ctx
+ */
+export async function cdp(ctx) {
+  const { method, params, allow } = ctx.args;
+  if (allow !== true) {
+    throw new ShotError(Code.BAD_REQUEST, 'Raw CDP is off. Start the MCP server with `shotctl mcp --allow-cdp` to enable it.');
+  }
+  if (typeof method !== 'string' || !/^[A-Z][A-Za-z]*\.[a-z][A-Za-z]*$/.test(method)) {
+    throw new ShotError(Code.BAD_REQUEST, 'method must be a CDP method name such as "Page.captureScreenshot".');
+  }
+  if (REFUSED.has(method)) throw new ShotError(Code.BAD_REQUEST, `${method} is not allowed: it would break shotbridge's own debugger session.`);
+  if (params !== undefined && params !== null && (typeof params !== 'object' || Array.isArray(params))) {
+    throw new ShotError(Code.BAD_REQUEST, 'params must be an object');
+  }
+  const tab = await resolveTab(ctx.args.tab_id);
+  const tabId = /** @type {number} */ (tab.id);
+  ctx.watchTab(tabId);
+  assertCapturable(tab.url || tab.pendingUrl);
+  ctx.step = `${method}`;
+  const idleMs = ctx.args.debugger_idle_ms ?? 2000;
+  // A failing method is the caller's problem (wrong params, unknown domain): bad_request with
+  // Chrome's own message.
+  const result = await withDebugger(tabId, { idleMs, cancelled: ctx.cancelled, failCode: Code.BAD_REQUEST },
+    (dbg) => dbg.send(method, params ?? {}));
+  return { method, tab_id: tabId, result: result ?? {} };
+}

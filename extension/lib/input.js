@@ -1,0 +1,404 @@
+// input, element_at, resolve: act on the tracked tab like a user would, at CSS viewport
+// coordinates. Input goes through CDP (Input.dispatchMouseEvent / dispatchKeyEvent / insertText)
+// rather than element.click() or synthetic DOM events, so the page sees trusted events: isTrusted
+// handlers run, focus moves, forms submit on Enter, and user-activation-gated APIs work.
+// Every action reports what was under the point before acting and waits for the page to settle.
+
+import { Code, ShotError } from './errors.js';
+import { callPage } from './page.js';
+import { withDebugger } from './debugger.js';
+import { resolveTab } from './tabs.js';
+import { assertCapturable } from './restricted.js';
+import { MODIFIER_BITS, keyPressEvents, modifierName } from './keys.js';
+
+/**
+ * @typedef {{x: number, y: number}} Point
+ * @typedef {{action: 'click' | 'hover' | 'type' | 'keypress' | 'scroll', x: number | null,
+ *   y: number | null, from_scroll: Point | null, selector: string | null,
+ *   expect_selector: string | null, expect_url: string | null, text: string | null,
+ *   clear: boolean, key: string | null, modifiers: string[], button: 'left' | 'right' | 'middle',
+ *   click_count: number, delta_x: number, delta_y: number, to: 'top' | 'bottom' | {y: number} | null,
+ *   debugger_idle_ms: number}} InputArgs
+ */
+
+const ACTIONS = ['click', 'hover', 'type', 'keypress', 'scroll'];
+const BUTTON_BITS = { left: 1, right: 2, middle: 4 };
+// How long a click/keypress gets to start a navigation after the first paint before we decide
+// it did not (form submission starts asynchronously, within a task or two).
+const NAVIGATION_GRACE_MS = 60;
+const WHEEL_SETTLE_MAX_MS = 1500;
+const IS_MAC = /Mac/i.test(/** @type {any} */ (navigator).userAgentData?.platform || navigator.platform || '');
+
+/** @param {number} ms */
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * `p`, or `fallback` after `ms`. Scripts injected into a document that is being replaced may
+ * never answer, so waits on the page during a navigation are bounded.
+ * @template T
+ * @param {Promise<T>} p
+ * @param {number} ms
+ * @param {T} fallback
+ * @returns {Promise<T>}
+ */
+const within = (p, ms, fallback) => Promise.race([p.catch(() => fallback), sleep(ms).then(() => fallback)]);
+const bad = (/** @type {string} */ m) => new ShotError(Code.BAD_REQUEST, m);
+const isNum = (/** @type {unknown} */ v) => typeof v === 'number' && Number.isFinite(v);
+
+/**
+ * @param {Record<string, any>} args
+ * @returns {InputArgs}
+ */
+export function parseInputArgs(args) {
+  const a = {
+    action: args.action,
+    x: args.x ?? null,
+    y: args.y ?? null,
+    from_scroll: args.from_scroll ?? null,
+    selector: args.selector ?? null,
+    expect_selector: args.expect_selector ?? null,
+    expect_url: args.expect_url ?? null,
+    text: args.text ?? null,
+    clear: args.clear ?? false,
+    key: args.key ?? null,
+    modifiers: args.modifiers ?? [],
+    button: args.button ?? 'left',
+    click_count: args.click_count ?? 1,
+    delta_x: args.delta_x ?? 0,
+    delta_y: args.delta_y ?? 0,
+    to: args.to ?? null,
+    debugger_idle_ms: args.debugger_idle_ms ?? 2000,
+  };
+  if (!ACTIONS.includes(a.action)) throw bad(`action must be one of ${ACTIONS.join(', ')}`);
+  if ((a.x === null) !== (a.y === null)) throw bad('give both x and y, or neither');
+  if (a.x !== null && !(isNum(a.x) && isNum(a.y))) throw bad('x and y must be numbers (CSS px of the viewport)');
+  if (a.x !== null && a.selector !== null) throw bad('use either x/y or selector, not both');
+  if (a.from_scroll !== null && !(isNum(a.from_scroll.x) && isNum(a.from_scroll.y))) throw bad('from_scroll must be {x, y}');
+  for (const k of /** @type {const} */ (['selector', 'expect_selector', 'expect_url', 'text', 'key'])) {
+    if (a[k] !== null && typeof a[k] !== 'string') throw bad(`${k} must be a string`);
+  }
+  if (a.selector !== null && !a.selector.trim()) throw bad('selector must be a non-empty string');
+  if (!Array.isArray(a.modifiers)) throw bad('modifiers must be a list such as ["Control", "Shift"]');
+  if (!Object.hasOwn(BUTTON_BITS, a.button)) throw bad('button must be "left", "right" or "middle"');
+  if (![1, 2, 3].includes(a.click_count)) throw bad('click_count must be 1, 2 or 3');
+  if (!isNum(a.delta_x) || !isNum(a.delta_y)) throw bad('delta_x and delta_y must be numbers (CSS px)');
+  if (a.to !== null && a.to !== 'top' && a.to !== 'bottom' && !(typeof a.to === 'object' && isNum(a.to.y))) {
+    throw bad('to must be "top", "bottom" or {y}');
+  }
+  if (a.action === 'type' && a.text === null) throw bad('type needs text');
+  if (a.action === 'keypress' && !a.key) throw bad('keypress needs key, e.g. "Enter" or "Control+A"');
+  if ((a.action === 'click' || a.action === 'hover') && a.x === null && a.selector === null) {
+    throw bad(`${a.action} needs x/y or a selector`);
+  }
+  if (a.action === 'scroll' && a.to === null && a.selector === null && a.x === null && a.delta_x === 0 && a.delta_y === 0) {
+    throw bad('scroll needs delta_x/delta_y (at x/y or the viewport centre), to ("top", "bottom", {y}), or a selector or x/y to bring into view');
+  }
+  if (!(isNum(a.debugger_idle_ms) && a.debugger_idle_ms >= 0 && a.debugger_idle_ms <= 60_000)) {
+    throw bad('debugger_idle_ms must be a number 0..60000');
+  }
+  return /** @type {InputArgs} */ (a);
+}
+
+/**
+ * Run a page-library function, turning its `{error}` answers into ShotErrors.
+ * @param {number} tabId
+ * @param {string} name
+ * @param {any} args
+ */
+async function page(tabId, name, args) {
+  const out = await callPage(tabId, name, args);
+  if (out && out.error) throw new ShotError(out.error.code, out.error.message);
+  return out;
+}
+
+/**
+ * @param {import('./context.js').CommandContext} ctx
+ */
+async function targetTab(ctx) {
+  const tab = await resolveTab(ctx.args.tab_id);
+  const tabId = /** @type {number} */ (tab.id);
+  ctx.watchTab(tabId);
+  assertCapturable(tab.url || tab.pendingUrl);
+  return tabId;
+}
+
+/**
+ * Watches a tab for navigations an action starts (link clicks, Enter in a form), from before the
+ * action is dispatched so a fast one is not missed.
+ * @param {number} tabId
+ */
+function navigationWatch(tabId) {
+  let loading = false;
+  let urlChanged = false;
+  /** @type {Parameters<typeof chrome.tabs.onUpdated.addListener>[0]} */
+  const onUpdated = (id, info) => {
+    if (id !== tabId) return;
+    if (info.status === 'loading') loading = true;
+    if (info.url) urlChanged = true;
+  };
+  chrome.tabs.onUpdated.addListener(onUpdated);
+  return {
+    get started() {
+      return loading || urlChanged;
+    },
+    get loading() {
+      return loading;
+    },
+    dispose() {
+      chrome.tabs.onUpdated.removeListener(onUpdated);
+    },
+  };
+}
+
+/**
+ * Wait until the action's effects are on screen: one painted frame, and when a navigation
+ * started, its load (bounded by the command's deadline; a load still running is reported, not
+ * failed).
+ * @param {import('./context.js').CommandContext} ctx
+ * @param {number} tabId
+ * @param {ReturnType<typeof navigationWatch>} nav
+ * @returns {Promise<{still_loading: boolean}>}
+ */
+async function settle(ctx, tabId, nav) {
+  ctx.step = 'waiting for the page to settle';
+  // The page may be unloading: then the script fails, which is fine.
+  await ctx.guard(within(callPage(tabId, 'nextPaint', { max_ms: 200 }), 400, null));
+  if (!nav.started) await sleep(NAVIGATION_GRACE_MS);
+  if (!nav.loading) return { still_loading: false };
+  ctx.step = 'waiting for the navigation the action started to load';
+  const deadline = performance.now() + Math.max(0, ctx.remainingMs() - 300);
+  while (performance.now() < deadline) {
+    const tab = await chrome.tabs.get(tabId).catch(() => null);
+    if (!tab) throw new ShotError(Code.TAB_CLOSED, `Tab ${tabId} was closed.`);
+    if (tab.status === 'complete') return { still_loading: false };
+    await sleep(100);
+  }
+  return { still_loading: true };
+}
+
+/**
+ * Page state after the action; survives a page the library cannot run in any more.
+ * @param {number} tabId
+ */
+async function finalState(tabId) {
+  const state = await within(callPage(tabId, 'nextPaint', { max_ms: 100 }), 1000, null);
+  if (state) return state;
+  const tab = await chrome.tabs.get(tabId).catch(() => null);
+  return { url: tab?.url ?? '', title: tab?.title ?? '', scroll: null, viewport: null };
+}
+
+/**
+ * Where a coordinate or selector action lands, in viewport CSS px now; scrolls when needed.
+ * @param {number} tabId
+ * @param {InputArgs} a
+ * @param {any} state page state (url, scroll, viewport) before the action
+ * @returns {Promise<{point: Point | null, hit: any, notes: string[], extra: Record<string, any>}>}
+ */
+async function aim(tabId, a, state) {
+  /** @type {string[]} */
+  const notes = [];
+  /** @type {Record<string, any>} */
+  const extra = {};
+  if (a.selector !== null) {
+    const loc = await page(tabId, 'locate', { selector: a.selector, scroll_into_view: true });
+    if (!loc.visible || !loc.point) {
+      throw new ShotError(Code.NOT_FOUND, `The element matching "${a.selector}" is not visible (${loc.bounds.width}x${loc.bounds.height} CSS px at ${loc.bounds.x},${loc.bounds.y}).`);
+    }
+    if (loc.count > 1) notes.push(`"${a.selector}" matches ${loc.count} elements; used the first.`);
+    if (loc.covered_by) notes.push(`The element is covered at its centre by ${loc.covered_by.tag} "${loc.covered_by.name || loc.covered_by.text}"; that element receives the input.`);
+    return { point: loc.point, hit: loc.covered_by ?? loc.element, notes, extra };
+  }
+  if (a.x === null || a.y === null) return { point: null, hit: null, notes, extra };
+
+  let x = a.x;
+  let y = a.y;
+  // The point was measured at another scroll position: follow the content it pointed at.
+  if (a.from_scroll) {
+    const dx = state.scroll.x - a.from_scroll.x;
+    const dy = state.scroll.y - a.from_scroll.y;
+    if (dx || dy) {
+      x -= dx;
+      y -= dy;
+      extra.scroll_corrected = { dx, dy };
+      notes.push(`The page is scrolled ${dy >= 0 ? 'down' : 'up'} ${Math.abs(dy)} px${dx ? ` (and ${dx} px sideways)` : ''} since that screenshot; the point was moved with the content (fixed or sticky elements do not move: take a fresh screenshot if you meant one of those).`);
+    }
+  }
+  const vp = state.viewport;
+  if (x < 0 || y < 0 || x >= vp.width || y >= vp.height) {
+    // Off screen now (a full-page tile, or the page scrolled): bring that spot to the middle.
+    const docX = x + state.scroll.x;
+    const docY = y + state.scroll.y;
+    const moved = await page(tabId, 'scrollTo', { x: Math.max(0, docX - vp.width / 2), y: Math.max(0, docY - vp.height / 2) });
+    x = docX - moved.scroll.x;
+    y = docY - moved.scroll.y;
+    if (x < 0 || y < 0 || x >= vp.width || y >= vp.height) {
+      throw bad(`The point (${Math.round(docX)}, ${Math.round(docY)}) in page CSS px lies outside the page's scrollable area.`);
+    }
+    extra.scrolled_to = moved.scroll;
+    notes.push(`Scrolled to y=${moved.scroll.y} to bring the point into view.`);
+  }
+  x = Math.round(x * 100) / 100;
+  y = Math.round(y * 100) / 100;
+  if (a.expect_selector !== null && !(await callPage(tabId, 'pointOn', { selector: a.expect_selector, x, y }))) {
+    // A labelled element that moved since the screenshot: act on it where it is now.
+    const loc = await callPage(tabId, 'locate', { selector: a.expect_selector, scroll_into_view: true });
+    if (loc && !loc.error && loc.visible && loc.point && !loc.covered_by) {
+      notes.push(`The labelled element is no longer at that spot; used its current position (${loc.point.x}, ${loc.point.y}).`);
+      extra.retargeted = true;
+      return { point: loc.point, hit: loc.element, notes, extra };
+    }
+  }
+  const at = await callPage(tabId, 'elementAt', { x, y });
+  return { point: { x, y }, hit: at.hit, notes, extra };
+}
+
+/**
+ * @param {import('./debugger.js').DebuggerHandle} dbg
+ * @param {Point} p
+ * @param {InputArgs} a
+ * @param {number} modifiers
+ */
+async function click(dbg, p, a, modifiers) {
+  const bit = BUTTON_BITS[a.button];
+  await dbg.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: p.x, y: p.y, modifiers, button: 'none', buttons: 0 });
+  // A double click is two press/release pairs with clickCount 1 then 2, as a real mouse reports.
+  for (let n = 1; n <= a.click_count; n++) {
+    await dbg.send('Input.dispatchMouseEvent', { type: 'mousePressed', x: p.x, y: p.y, modifiers, button: a.button, buttons: bit, clickCount: n });
+    await dbg.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: p.x, y: p.y, modifiers, button: a.button, buttons: 0, clickCount: n });
+  }
+}
+
+/**
+ * Wheel scrolling is animated; wait until the scroll position stops changing.
+ * @param {number} tabId
+ * @param {Point} before
+ */
+async function wheelSettled(tabId, before) {
+  const t0 = performance.now();
+  let last = before;
+  let still = 0;
+  while (performance.now() - t0 < WHEEL_SETTLE_MAX_MS) {
+    const s = (await callPage(tabId, 'nextPaint', { max_ms: 100 })).scroll;
+    const moved = s.x !== last.x || s.y !== last.y;
+    // Two quiet frames after it moved (or ~10 frames without any movement) end the wait.
+    still = moved ? 0 : still + 1;
+    if ((s.x !== before.x || s.y !== before.y) ? still >= 2 : still >= 10) return;
+    last = s;
+  }
+}
+
+/**
+ * Modifier bits for mouse events ("Shift"-click, "Control"-click).
+ * @param {string[]} modifiers
+ */
+function mouseModifiers(modifiers) {
+  let bits = 0;
+  for (const m of modifiers) {
+    const name = typeof m === 'string' ? modifierName(m.trim()) : null;
+    if (!name) throw bad(`Unknown modifier "${m}": use Alt, Control, Meta or Shift.`);
+    bits |= MODIFIER_BITS[/** @type {keyof typeof MODIFIER_BITS} */ (name)];
+  }
+  return bits;
+}
+
+/**
+ * @param {import('./context.js').CommandContext} ctx
+ */
+export async function input(ctx) {
+  const a = parseInputArgs(ctx.args);
+  const tabId = await targetTab(ctx);
+  ctx.step = 'reading the page';
+  const before = await page(tabId, 'pageState', null);
+  if (a.expect_url !== null && before.url !== a.expect_url) {
+    throw new ShotError(Code.STALE_SCREENSHOT,
+      `The tab now shows ${before.url}, not ${a.expect_url} where the screenshot was taken; ` +
+      'take a fresh screenshot (or pass its screenshot_id) before acting by coordinates or labels.');
+  }
+  const target = await aim(tabId, a, before);
+  /** @type {Record<string, any>} */
+  const result = { action: a.action, hit: target.hit, point: target.point, ...target.extra };
+  const mods = mouseModifiers(a.modifiers);
+  const nav = navigationWatch(tabId);
+  try {
+    ctx.step = 'chrome.debugger.attach';
+    await withDebugger(tabId, { idleMs: a.debugger_idle_ms, cancelled: ctx.cancelled, failCode: Code.INTERNAL }, async (dbg) => {
+      ctx.step = `dispatching ${a.action}`;
+      if (a.action === 'click' && target.point) {
+        await click(dbg, target.point, a, mods);
+      } else if (a.action === 'hover' && target.point) {
+        await dbg.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: target.point.x, y: target.point.y, modifiers: mods, button: 'none', buttons: 0 });
+      } else if (a.action === 'type') {
+        if (target.point) await click(dbg, target.point, { ...a, button: 'left', click_count: 1 }, 0);
+        const focus = (await page(tabId, 'focused', null)).focused;
+        if (!focus || !focus.editable) {
+          throw bad(focus
+            ? `The focused element (${focus.tag} "${focus.name || focus.text}", ${focus.selector}) does not take text; click a text field first or pass its selector.`
+            : 'Nothing has focus to type into: give x/y, a label or a selector of a text field.');
+        }
+        if (a.clear) await page(tabId, 'selectFocused', null);
+        // insertText behaves like an IME commit: one beforeinput/input pair, no per-key events.
+        if (a.text) await dbg.send('Input.insertText', { text: a.text });
+      } else if (a.action === 'keypress') {
+        // A target means "press it there": focus it the way a user would, by clicking it.
+        if (target.point) await click(dbg, target.point, { ...a, button: 'left', click_count: 1 }, 0);
+        for (const params of keyPressEvents(/** @type {string} */ (a.key), a.modifiers, IS_MAC)) {
+          await dbg.send('Input.dispatchKeyEvent', params);
+        }
+      } else if (a.action === 'scroll') {
+        if (a.delta_x || a.delta_y) {
+          const p = target.point ?? { x: before.viewport.width / 2, y: before.viewport.height / 2 };
+          result.point = p;
+          await dbg.send('Input.dispatchMouseEvent', { type: 'mouseWheel', x: p.x, y: p.y, deltaX: a.delta_x, deltaY: a.delta_y, modifiers: mods });
+        } else if (a.to !== null) {
+          await page(tabId, 'scrollTo', a.to === 'top' || a.to === 'bottom' ? { to: a.to } : { y: a.to.y });
+        } else if (a.selector !== null) {
+          await page(tabId, 'scrollTo', { selector: a.selector });
+        }
+        // x/y alone: aim() already brought the point into view when it was off screen.
+      }
+    });
+    if (a.action === 'scroll' && (a.delta_x || a.delta_y)) await ctx.guard(wheelSettled(tabId, before.scroll));
+    const settled = await settle(ctx, tabId, nav);
+    const after = await finalState(tabId);
+    Object.assign(result, {
+      url: after.url,
+      title: after.title,
+      scroll: after.scroll,
+      scroll_before: before.scroll,
+      viewport: after.viewport ?? before.viewport,
+      navigated: nav.started || after.url !== before.url,
+    });
+    if (settled.still_loading) target.notes.push('A navigation started and the page is still loading.');
+    if (a.action === 'type' || a.action === 'keypress') {
+      const f = await within(callPage(tabId, 'focused', null), 1000, null);
+      if (f) result.focused = f.focused;
+    }
+  } finally {
+    nav.dispose();
+  }
+  if (target.notes.length) result.notes = target.notes;
+  return result;
+}
+
+/**
+ * element_at {x, y}: what is under a viewport point, without acting.
+ * @param {import('./context.js').CommandContext} ctx
+ */
+export async function elementAt(ctx) {
+  const { x, y } = ctx.args;
+  if (!isNum(x) || !isNum(y)) throw bad('element_at needs x and y (CSS px of the viewport)');
+  const tabId = await targetTab(ctx);
+  return page(tabId, 'elementAt', { x, y });
+}
+
+/**
+ * resolve {selector, scroll_into_view?}: where an element is now (bounds, in_viewport, the point
+ * an action would aim at), or not_found / invalid_selector.
+ * @param {import('./context.js').CommandContext} ctx
+ */
+export async function resolve(ctx) {
+  const { selector } = ctx.args;
+  if (typeof selector !== 'string' || !selector.trim()) throw bad('resolve needs a selector');
+  const tabId = await targetTab(ctx);
+  return page(tabId, 'locate', { selector, scroll_into_view: !!ctx.args.scroll_into_view });
+}

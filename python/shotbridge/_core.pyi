@@ -1,0 +1,59 @@
+"""Type stub of the Rust extension ``shotbridge._core``. Use :mod:`shotbridge.image` instead."""
+
+from typing import TypedDict
+
+MAX_PIXELS: int
+MAX_SIDE: int
+MIN_MAX_BYTES: int
+MAX_BADGES: int
+
+class CoreResult(TypedDict):
+    jpeg: bytes
+    thumbnail: bytes
+    width: int
+    height: int
+    source_width: int
+    source_height: int
+    thumb_width: int
+    thumb_height: int
+    css_to_output_scale: float
+    quality: int
+    downgraded: bool
+    scale_applied: float
+    thumb_quality: int
+    thumb_downgraded: bool
+    badges_drawn: int
+    boxes_offscreen: int
+    dct_scale_denom: int
+    timings_us: dict[str, int]
+
+def shrink(
+    data: bytes | str,
+    *,
+    max_width: int = 1280,
+    max_long_edge: int = 1568,
+    quality: int = 60,
+    min_quality: int = 30,
+    max_bytes: int = 500_000,
+    thumb_width: int = 320,
+    thumb_max_bytes: int = 30_000,
+    boxes: list[tuple[float, float, float, float, int]] = ...,
+    masks: list[tuple[float, float, float, float]] = ...,
+    device_pixel_ratio: float = 1.0,
+    css_width: float | None = None,
+    css_height: float | None = None,
+) -> CoreResult:
+    """Decode, shrink, mask, label and encode; boxes are (x, y, w, h, badge number) in CSS px."""
+
+def turbo_floor(
+    jpeg: bytes,
+    *,
+    max_width: int = 1280,
+    max_long_edge: int = 1568,
+    quality: int = 60,
+    thumb_width: int = 320,
+) -> int:
+    """Benchmark floor: libjpeg-turbo's scaled decode plus output/thumbnail encode, in µs."""
+
+def _panic_for_tests() -> None:
+    """Panics inside the core; raises CoreInternalError."""

@@ -1,0 +1,201 @@
+"""Shrink, mask and label screenshots for vision models: the typed front of the Rust core.
+
+One call does the whole hot path, in Rust with the GIL released::
+
+    result = shrink(png_bytes, boxes=[Box(x=10, y=20, width=80, height=24)], device_pixel_ratio=2)
+    result.jpeg        # at most options.max_bytes (default 500 000)
+    result.thumbnail   # min(320, result.width) px wide, at most options.thumb_max_bytes
+
+Geometry: boxes and masks are CSS px relative to the top-left of the area the image covers.
+They are mapped to image px by ``image_px / css_size`` when ``css_size`` is given (robust), else by
+``device_pixel_ratio``, then to output px by the resize factor. ``result.css_to_output_scale`` is
+output px per CSS px, for mapping a model's click coordinates back.
+
+Labels: a badge shows ``box.label``, or the box's 1-based index when the label is None. Only the
+first ``MAX_BADGES`` (100) boxes are considered; later ones are ignored. Boxes wholly outside
+the image get no badge and are counted in ``boxes_offscreen``, so for every call
+``badges_drawn + boxes_offscreen == min(len(boxes), MAX_BADGES)``.
+
+Masks (password fields) are painted opaque black before resampling, again after it, and before
+any label or encoding, so secret pixels never reach the output.
+
+Errors: every refusal is an :class:`shotbridge.errors.ImageError` subclass (empty input, bad
+base64, unknown format, corrupt/truncated data, too large, internal); invalid options raise
+pydantic's ``ValidationError`` (a ``ValueError``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from shotbridge import _core
+from shotbridge.protocol import Rect, Size
+
+__all__ = [
+    "MAX_BADGES",
+    "MAX_PIXELS",
+    "MAX_SIDE",
+    "MIN_MAX_BYTES",
+    "Box",
+    "ShrinkOptions",
+    "ShrinkResult",
+    "shrink",
+]
+
+MAX_PIXELS: int = _core.MAX_PIXELS
+"""Images with more pixels than this are refused from their header (decompression bombs)."""
+MAX_SIDE: int = _core.MAX_SIDE
+"""Images with a side longer than this are refused from their header."""
+MIN_MAX_BYTES: int = _core.MIN_MAX_BYTES
+"""Smallest byte budget accepted for the image or the thumbnail."""
+MAX_BADGES: int = _core.MAX_BADGES
+"""At most this many boxes are labelled per image."""
+
+_FINITE = ConfigDict(allow_inf_nan=False, frozen=True)
+
+
+class ShrinkOptions(BaseModel):
+    """How small the output must be. Defaults suit the Anthropic API and MCP clients."""
+
+    model_config = ConfigDict(allow_inf_nan=False, frozen=True, extra="forbid")
+
+    max_width: int = Field(1280, ge=1, le=MAX_SIDE, description="Output width cap, px.")
+    max_long_edge: int = Field(
+        1568, ge=1, le=MAX_SIDE, description="Cap on the longer side (clients downscale above it)."
+    )
+    quality: int = Field(60, ge=1, le=100, description="JPEG quality tried first.")
+    min_quality: int = Field(30, ge=1, le=100, description="Lowest quality before downscaling.")
+    max_bytes: int = Field(500_000, ge=MIN_MAX_BYTES, description="Hard cap on the JPEG size.")
+    thumb_width: int = Field(320, ge=1, le=MAX_SIDE, description="Thumbnail width, px.")
+    thumb_max_bytes: int = Field(
+        30_000, ge=MIN_MAX_BYTES, description="Hard cap on the thumbnail size."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_floor_follows_quality(cls, data: Any) -> Any:
+        # A low `quality` with the default floor means "no lower than that quality".
+        if isinstance(data, dict) and "min_quality" not in data and "quality" in data:
+            quality = data["quality"]
+            if isinstance(quality, int) and quality < 30:
+                return {**data, "min_quality": quality}
+        return data
+
+    @model_validator(mode="after")
+    def _min_quality_not_above_quality(self) -> ShrinkOptions:
+        if self.min_quality > self.quality:
+            raise ValueError("min_quality must not exceed quality")
+        return self
+
+
+class Box(Rect):
+    """An element to label: CSS px relative to the image's top-left, plus an optional number."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, allow_inf_nan=False)
+
+    label: int | None = Field(None, ge=0, le=99_999)
+
+
+class ShrinkResult(BaseModel):
+    """What :func:`shrink` produced. Sizes are px; timings are microseconds per stage."""
+
+    model_config = ConfigDict(frozen=True)
+
+    jpeg: bytes
+    thumbnail: bytes
+    width: int
+    height: int
+    source_width: int
+    source_height: int
+    thumb_width: int
+    thumb_height: int
+    css_to_output_scale: float = Field(description="Output px per CSS px (horizontal).")
+    quality: int = Field(description="JPEG quality of `jpeg`.")
+    downgraded: bool = Field(description="The budget forced a lower quality or a smaller size.")
+    scale_applied: float = Field(description="Width shrink forced by the budget (1.0 = none).")
+    thumb_quality: int
+    thumb_downgraded: bool
+    badges_drawn: int
+    boxes_offscreen: int = Field(description="Boxes (of the first 100) wholly outside the image.")
+    dct_scale_denom: int = Field(description="JPEG input decoded at 1/N scale (1 for PNG).")
+    timings_us: dict[str, int] = Field(
+        description="decode, resize, draw, encode, thumbnail and total, in microseconds."
+    )
+
+
+def _as_box(item: Box | Rect | Mapping[str, Any]) -> Box:
+    if isinstance(item, Box):
+        return item
+    if isinstance(item, Rect):
+        return Box(x=item.x, y=item.y, width=item.width, height=item.height)
+    return Box.model_validate(item)
+
+
+def _as_rect(item: Rect | Mapping[str, Any]) -> Rect:
+    rect = item if isinstance(item, Rect) else Rect.model_validate(item)
+    # A mask that cannot be placed must fail loudly: skipping it would leak the secret.
+    if not all(math.isfinite(v) for v in (rect.x, rect.y, rect.width, rect.height)):
+        raise ValueError(f"mask coordinates must be finite: {rect!r}")
+    return rect
+
+
+class _Geometry(BaseModel):
+    model_config = _FINITE
+
+    device_pixel_ratio: float = Field(gt=0, le=16)
+    css_width: float | None = Field(None, gt=0)
+    css_height: float | None = Field(None, gt=0)
+
+
+def shrink(
+    data: bytes | bytearray | memoryview | str,
+    options: ShrinkOptions | None = None,
+    *,
+    boxes: Iterable[Box | Rect | Mapping[str, Any]] = (),
+    masks: Iterable[Rect | Mapping[str, Any]] = (),
+    device_pixel_ratio: float = 1.0,
+    css_size: Size | tuple[float, float] | None = None,
+) -> ShrinkResult:
+    """Decode, shrink, mask, label and re-encode one screenshot.
+
+    Args:
+        data: PNG or JPEG bytes, a ``data:image/...;base64,`` URL, or bare base64 text.
+        options: size, quality and byte budgets (defaults: :class:`ShrinkOptions`).
+        boxes: elements to outline and number, CSS px relative to the image's top-left.
+        masks: rectangles to black out (password fields), same coordinates.
+        device_pixel_ratio: image px per CSS px, used when ``css_size`` is not given.
+        css_size: the CSS size the image covers (``protocol.CaptureResult.css_size``).
+
+    Raises:
+        shotbridge.errors.ImageError: the image was refused (see the module docstring).
+        pydantic.ValidationError: invalid options, boxes or geometry.
+    """
+    opts = options or ShrinkOptions()
+    box_list = [_as_box(b) for b in boxes]
+    mask_list = [_as_rect(m) for m in masks]
+    if isinstance(css_size, Size):
+        css_size = (css_size.width, css_size.height)
+    geometry = _Geometry(
+        device_pixel_ratio=device_pixel_ratio,
+        css_width=css_size[0] if css_size else None,
+        css_height=css_size[1] if css_size else None,
+    )
+    if isinstance(data, bytearray | memoryview):
+        data = bytes(data)  # an immutable copy: the core reads it without the GIL
+    raw = _core.shrink(
+        data,
+        **opts.model_dump(),
+        boxes=[
+            (b.x, b.y, b.width, b.height, b.label if b.label is not None else i)
+            for i, b in enumerate(box_list, start=1)
+        ],
+        masks=[(m.x, m.y, m.width, m.height) for m in mask_list],
+        device_pixel_ratio=geometry.device_pixel_ratio,
+        css_width=geometry.css_width,
+        css_height=geometry.css_height,
+    )
+    return ShrinkResult.model_construct(**raw)

@@ -1,0 +1,175 @@
+"""The host's screenshot registry, and the mapping from a screenshot's pixels back to the page.
+
+Every image the host's ``screenshot`` command returns (each tile of a full page too) gets a
+monotonic ``screenshot_id`` and its mapping metadata is kept here, so ``interact`` can turn "click
+at (640, 212) on screenshot 7" or "click label 3" into CSS viewport pixels exactly, whatever the
+image's downscale and the device pixel ratio were.
+
+Mapping (see ``protocol``'s geometry convention): an image pixel ``(x, y)`` is the viewport-relative
+CSS point ``(x / css_to_output_scale + origin.x, y / css_to_output_scale + origin.y)`` *as the page
+was scrolled when the screenshot was taken* (``scroll``). If the page has scrolled since, the
+extension shifts the point by the difference so it follows the content (it gets ``from_scroll``);
+fixed/sticky elements do not move with the page, and the result says when a shift was applied.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections import OrderedDict
+from typing import Any
+
+from pydantic import Field
+
+from shotbridge.errors import CommandError
+from shotbridge.protocol import ErrorCode, Model, Point, Rect, Size
+
+KEEP = 50
+
+
+class ShotLabel(Model):
+    """What ``interact`` needs of one numbered label."""
+
+    label: int
+    selector: str
+    bounds: Rect  # CSS px, viewport-relative at the screenshot's scroll
+    tag: str = ""
+    name: str = ""
+
+
+class Shot(Model):
+    """Mapping metadata of one image a client was given."""
+
+    id: int
+    url: str
+    tab_id: int | None = None
+    width: int  # image px
+    height: int
+    css_to_output_scale: float  # image px per CSS px
+    device_pixel_ratio: float
+    origin: Point  # viewport-relative CSS px of the image's top-left
+    css_size: Size
+    scroll: Point  # the page's scroll position at capture time
+    viewport: Size
+    annotated: bool = False  # taken with labels (even if none were found)
+    annotations: list[ShotLabel] = Field(default_factory=list)
+    tile: int | None = None  # index within a tiled full page
+    taken: float = Field(default_factory=time.time)
+
+
+class ShotRegistry:
+    """The last ``keep`` screenshots by id; ids never repeat within a host's life."""
+
+    def __init__(self, keep: int = KEEP) -> None:
+        self.keep = keep
+        self._ids = itertools.count(1)
+        self._shots: OrderedDict[int, Shot] = OrderedDict()
+        self._latest_annotated: int | None = None
+
+    def add(self, **fields: Any) -> Shot:
+        shot = Shot.model_validate({**fields, "id": next(self._ids)})
+        self._shots[shot.id] = shot
+        while len(self._shots) > self.keep:
+            self._shots.popitem(last=False)
+        if shot.annotated:
+            self._latest_annotated = shot.id
+        return shot
+
+    def get(self, shot_id: int) -> Shot | None:
+        return self._shots.get(shot_id)
+
+    @property
+    def latest(self) -> Shot | None:
+        return next(reversed(self._shots.values()), None)
+
+    @property
+    def latest_annotated(self) -> Shot | None:
+        return self._shots.get(self._latest_annotated) if self._latest_annotated else None
+
+    def __len__(self) -> int:
+        return len(self._shots)
+
+    # ---- lookups with the errors interact reports ----------------------------------------
+
+    def for_point(self, shot_id: int | None) -> Shot:
+        """The screenshot whose pixel space x/y are in: ``shot_id``, else the latest."""
+        if shot_id is not None:
+            return self._require(shot_id)
+        shot = self.latest
+        if shot is None:
+            raise CommandError(
+                ErrorCode.STALE_SCREENSHOT,
+                "No screenshot has been taken yet, so x/y have no pixel space: take a screenshot "
+                "first, or act by selector.",
+            )
+        return shot
+
+    def for_label(self, shot_id: int | None) -> Shot:
+        """The screenshot whose labels ``label`` numbers: ``shot_id``, else the latest annotated."""
+        if shot_id is not None:
+            shot = self._require(shot_id)
+            if not shot.annotated:
+                raise CommandError(
+                    ErrorCode.BAD_REQUEST,
+                    f"Screenshot {shot_id} has no labels; take an annotated screenshot.",
+                )
+            return shot
+        shot = self.latest_annotated
+        if shot is None:
+            raise CommandError(
+                ErrorCode.STALE_SCREENSHOT,
+                "No annotated screenshot is kept, so there are no labels: take an annotated "
+                "screenshot first, or act by selector.",
+            )
+        return shot
+
+    def _require(self, shot_id: int) -> Shot:
+        shot = self.get(shot_id)
+        if shot is None:
+            newest = self.latest
+            raise CommandError(
+                ErrorCode.STALE_SCREENSHOT,
+                f"Screenshot {shot_id} is not known to this host (it keeps the last {self.keep}"
+                + (f"; the newest is {newest.id}" if newest else "")
+                + "): take a fresh screenshot.",
+            )
+        return shot
+
+
+# ---- pure mapping ----------------------------------------------------------------------------
+
+
+def image_to_viewport(shot: Shot, x: float, y: float) -> Point:
+    """Image px of ``shot`` → viewport-relative CSS px at the screenshot's scroll position."""
+    if not (0 <= x <= shot.width and 0 <= y <= shot.height):
+        raise CommandError(
+            ErrorCode.BAD_REQUEST,
+            f"({x:g}, {y:g}) lies outside screenshot {shot.id}, which is "
+            f"{shot.width}×{shot.height} px; x and y are pixels of that image.",
+        )
+    scale = shot.css_to_output_scale
+    if not scale > 0:
+        raise CommandError(ErrorCode.INTERNAL, f"screenshot {shot.id} has no usable scale")
+    return Point(x=x / scale + shot.origin.x, y=y / scale + shot.origin.y)
+
+
+def viewport_to_image(shot: Shot, point: Point) -> tuple[float, float]:
+    """Inverse of :func:`image_to_viewport` (for tests and for reporting)."""
+    scale = shot.css_to_output_scale
+    return ((point.x - shot.origin.x) * scale, (point.y - shot.origin.y) * scale)
+
+
+def label_target(shot: Shot, label: int) -> tuple[Point, ShotLabel]:
+    """Centre of ``label``'s bounds (viewport CSS px at the screenshot's scroll) and the label."""
+    for ann in shot.annotations:
+        if ann.label == label:
+            b = ann.bounds
+            return Point(x=b.x + b.width / 2, y=b.y + b.height / 2), ann
+    known = ", ".join(str(a.label) for a in shot.annotations[:12])
+    more = "…" if len(shot.annotations) > 12 else ""
+    raise CommandError(
+        ErrorCode.BAD_REQUEST,
+        f"Screenshot {shot.id} has no label {label}"
+        + (f" (its labels: {known}{more})" if known else " (it has no labels)")
+        + ".",
+    )

@@ -1,0 +1,55 @@
+"""Shared fixtures. Image fixtures: the realistic screenshot corpus and a synthetic-image factory."""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+# CI clones the repo with shared/ beside it.
+CORPUS_DIR = Path(__file__).parents[1].parent / "shared" / "corpus" / "screens"
+
+
+@pytest.fixture(scope="session")
+def corpus_dir() -> Path:
+    """The realistic screenshots (MANIFEST.tsv lists size and DPR). Missing corpus = failure."""
+    if not (CORPUS_DIR / "MANIFEST.tsv").is_file():
+        pytest.fail(f"screenshot corpus not found at {CORPUS_DIR} (expected shared/ beside the repo)")
+    return CORPUS_DIR
+
+
+def make_image(width: int, height: int, kind: str = "gradient") -> Image.Image:
+    """A cheap synthetic RGB image: 'flat', 'gradient' or full-entropy 'noise'."""
+    if kind == "flat":
+        return Image.new("RGB", (width, height), (236, 240, 244))
+    if kind == "noise":
+        return Image.frombytes("RGB", (width, height), os.urandom(width * height * 3))
+    ramp = Image.linear_gradient("L")  # 256x256, top-to-bottom
+    r = ramp.resize((width, height))
+    g = ramp.rotate(90).resize((width, height))
+    b = Image.new("L", (width, height), 128)
+    return Image.merge("RGB", (r, g, b))
+
+
+def encode(img: Image.Image, fmt: str = "PNG") -> bytes:
+    """PNG (fast, lightly compressed) or JPEG q92 bytes of `img`."""
+    buf = io.BytesIO()
+    if fmt == "PNG":
+        img.save(buf, "PNG", compress_level=1)
+    else:
+        img.save(buf, "JPEG", quality=92)
+    return buf.getvalue()
+
+
+@pytest.fixture(scope="session")
+def image_bytes() -> Callable[..., bytes]:
+    """Factory: image_bytes(width, height, kind='gradient', fmt='PNG') -> encoded bytes."""
+
+    def factory(width: int, height: int, kind: str = "gradient", fmt: str = "PNG") -> bytes:
+        return encode(make_image(width, height, kind), fmt)
+
+    return factory
