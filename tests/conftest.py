@@ -1,4 +1,4 @@
-"""Shared fixtures. Image fixtures: the realistic screenshot corpus and a synthetic-image factory."""
+"""Shared fixtures. Image fixtures: the screenshot corpus and a synthetic-image factory."""
 
 from __future__ import annotations
 
@@ -18,7 +18,9 @@ CORPUS_DIR = Path(__file__).parents[1].parent / "shared" / "corpus" / "screens"
 def corpus_dir() -> Path:
     """The realistic screenshots (MANIFEST.tsv lists size and DPR). Missing corpus = failure."""
     if not (CORPUS_DIR / "MANIFEST.tsv").is_file():
-        pytest.fail(f"screenshot corpus not found at {CORPUS_DIR} (expected shared/ beside the repo)")
+        pytest.fail(
+            f"screenshot corpus not found at {CORPUS_DIR} (expected shared/ beside the repo)"
+        )
     return CORPUS_DIR
 
 

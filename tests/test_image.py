@@ -15,12 +15,17 @@ from pathlib import Path
 import pytest
 from PIL import Image
 from pydantic import ValidationError
-
 from shotbridge import _core, errors
 from shotbridge.image import MAX_BADGES, Box, ShrinkOptions, ShrinkResult, shrink
 from shotbridge.protocol import Rect, Size
 
 ImageBytes = Callable[..., bytes]
+
+
+def pixels(img: Image.Image) -> list[tuple[int, ...]]:
+    """RGB pixels as tuples (Pillow 13 deprecates getdata)."""
+    raw = img.convert("RGB").tobytes()
+    return [tuple(raw[i : i + 3]) for i in range(0, len(raw), 3)]
 
 
 def decode(data: bytes) -> Image.Image:
@@ -52,11 +57,15 @@ def test_corpus_png_and_jpeg(corpus_dir: Path) -> None:
     for row in rows:
         png = (corpus_dir / row["file"]).read_bytes()
         css = (float(row["css_width"]), float(row["css_height"]))
-        boxes = [Box(x=20 + 60 * (i % 10), y=40 + 30 * (i // 10), width=50, height=20) for i in range(50)]
+        boxes = [
+            Box(x=20 + 60 * (i % 10), y=40 + 30 * (i // 10), width=50, height=20) for i in range(50)
+        ]
         buf = io.BytesIO()
         Image.open(io.BytesIO(png)).save(buf, "JPEG", quality=92)
         for data in (png, buf.getvalue()):
-            r = shrink(data, boxes=boxes, device_pixel_ratio=float(row["device_pixel_ratio"]), css_size=css)
+            r = shrink(
+                data, boxes=boxes, device_pixel_ratio=float(row["device_pixel_ratio"]), css_size=css
+            )
             check_outputs(r)
             assert (r.source_width, r.source_height) == (int(row["width"]), int(row["height"]))
             assert r.width == min(1280, r.source_width)
@@ -113,15 +122,25 @@ def png_header_only(width: int, height: int) -> bytes:
 
 
 def jpeg_header_only(width: int, height: int) -> bytes:
-    sof = struct.pack(">HBHHB", 17, 8, height, width, 3) + bytes([1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1])
-    return b"\xff\xd8" + b"\xff\xe0" + struct.pack(">H", 16) + b"JFIF\x00" + bytes(9) + b"\xff\xc0" + sof
+    sof = struct.pack(">HBHHB", 17, 8, height, width, 3) + bytes(
+        [1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]
+    )
+    return (
+        b"\xff\xd8"
+        + b"\xff\xe0"
+        + struct.pack(">H", 16)
+        + b"JFIF\x00"
+        + bytes(9)
+        + b"\xff\xc0"
+        + sof
+    )
 
 
 @pytest.mark.parametrize(
     ("data", "error"),
     [
         (b"", errors.EmptyInputError),
-        ("", errors.Base64Error),
+        ("", errors.EmptyInputError),
         ("data:image/png;base64,", errors.EmptyInputError),
         ("data:image/png;base64,@@not base64@@", errors.Base64Error),
         ("data:image/png,rawpixels", errors.Base64Error),
@@ -140,17 +159,11 @@ def test_bad_input_raises_named_error(data: bytes | str, error: type[Exception])
     assert str(exc.value)
 
 
-def test_empty_str_is_reported() -> None:
-    # An empty str is neither a data URL nor base64 of anything: empty input.
-    with pytest.raises((errors.EmptyInputError, errors.Base64Error)):
-        shrink("")
-
-
 @pytest.mark.parametrize("fmt", ["PNG", "JPEG"])
 def test_truncated_image(image_bytes: ImageBytes, fmt: str) -> None:
     data = image_bytes(300, 200, "noise", fmt)
     for cut in (len(data) // 2, len(data) - 20, 40):
-        with pytest.raises(errors.CorruptImageError, match="truncated or corrupt"):
+        with pytest.raises(errors.CorruptImageError, match="truncated"):
             shrink(data[:cut])
 
 
@@ -234,9 +247,9 @@ def test_mask_blacks_out_region(dpr: float, scale: float) -> None:
     k = r.css_to_output_scale
     box = (round(300 * k), round(200 * k), round(460 * k), round(240 * k))
     region = out.crop(box)
-    assert max(max(px) for px in region.getdata()) < 24, "masked pixels must be ~black"
+    assert max(max(px) for px in pixels(region)) < 24, "masked pixels must be ~black"
     # Nothing red survives anywhere (the secret's colour never reaches the output).
-    assert not any(p[0] > 150 and p[1] < 100 for p in out.getdata())
+    assert not any(p[0] > 150 and p[1] < 100 for p in pixels(out))
 
 
 def test_mask_and_box_on_same_spot_label_drawn_over_mask() -> None:
@@ -247,7 +260,7 @@ def test_mask_and_box_on_same_spot_label_drawn_over_mask() -> None:
         boxes=[Box(x=100, y=100, width=200, height=50, label=3)],
     )
     assert r.badges_drawn == 1
-    assert not any(p[0] > 150 and p[1] < 100 and p[2] < 100 for p in decode(r.jpeg).getdata())
+    assert not any(p[0] > 150 and p[1] < 100 and p[2] < 100 for p in pixels(decode(r.jpeg)))
 
 
 def test_labelled_box_changes_pixels_at_badge(image_bytes: ImageBytes) -> None:
@@ -258,14 +271,16 @@ def test_labelled_box_changes_pixels_at_badge(image_bytes: ImageBytes) -> None:
     assert labelled_r.badges_drawn == 1
 
     def diff(box: tuple[int, int, int, int]) -> int:
-        a, b = plain.crop(box).getdata(), labelled.crop(box).getdata()
-        return sum(sum(abs(x - y) for x, y in zip(p, q, strict=True)) for p, q in zip(a, b, strict=True))
+        a, b = pixels(plain.crop(box)), pixels(labelled.crop(box))
+        return sum(
+            sum(abs(x - y) for x, y in zip(p, q, strict=True)) for p, q in zip(a, b, strict=True)
+        )
 
     assert diff((200, 184, 230, 200)) > 1000  # badge sits just above the box's top-left
     assert diff((200, 200, 320, 202)) > 100  # 2 px outline along the top edge
     assert diff((600, 400, 700, 500)) == 0  # far away: untouched
     # The badge has white digits on a dark fill.
-    badge = labelled.crop((200, 184, 230, 200)).getdata()
+    badge = pixels(labelled.crop((200, 184, 230, 200)))
     assert any(min(p) > 200 for p in badge) and any(max(p) < 160 for p in badge)
 
 

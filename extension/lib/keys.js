@@ -158,7 +158,10 @@ export function keyPressEvents(combo, extraModifiers = [], mac = false) {
     bits |= MODIFIER_BITS[/** @type {keyof typeof MODIFIER_BITS} */ (m)];
     events.push({ type: 'rawKeyDown', modifiers: bits, key: d.key, code: d.code, windowsVirtualKeyCode: d.keyCode, location: d.location });
   }
-  const d = keyDef(key, modifiers.includes('Shift'));
+  const shift = modifiers.includes('Shift');
+  // "Control+A" means the A key with Control, as shortcuts are written, not Control+Shift+a.
+  const chord = modifiers.some((m) => m !== 'Shift');
+  const d = keyDef(chord && !shift && /^[A-Z]$/.test(key) ? key.toLowerCase() : key, shift);
   // Like a real keyboard: with Control, Alt or Meta held a key produces no character (Control+A
   // selects all instead of typing "a"); keys without text are "rawKeyDown".
   const text = bits & ~MODIFIER_BITS.Shift ? undefined : d.text;

@@ -124,6 +124,9 @@ class BusClient:
             except FrameError as exc:
                 raise CommandError(ErrorCode.BAD_REQUEST, str(exc)) from exc
             except (ConnectionError, OSError) as exc:
+                # The reader may hold the host's parting words (why it closed): let it finish.
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(asyncio.shield(self._read_task), 0.5)
                 raise self._lost or BusError(f"lost the connection to the host: {exc}") from exc
             try:
                 return await asyncio.wait_for(future, timeout)
@@ -174,12 +177,16 @@ class BusClient:
 
     async def _read_loop(self) -> None:
         reason = "the shotbridge host closed the connection"
+        goodbye = ""
         try:
             while True:
                 msg = await self._codec.aread(self._reader)
                 if msg is None:
                     break
                 if "event" in msg:
+                    if msg["event"] == "host_closing":
+                        goodbye = str(msg.get("data", {}).get("reason") or reason)
+                        reason = goodbye
                     self._events.put_nowait(msg)
                     continue
                 future = self._pending.get(str(msg.get("id")))
@@ -191,7 +198,7 @@ class BusClient:
         except FrameError as exc:
             reason = f"bad frame from the host: {exc}"
         except (ConnectionError, OSError) as exc:
-            reason = f"lost the connection to the host: {exc}"
+            reason = goodbye or f"lost the connection to the host: {exc}"
         self._fail_all(BusError(reason))
 
     def _fail_all(self, error: BusError) -> None:

@@ -103,11 +103,19 @@ class Host:
     def stop(self) -> None:
         self._stop.set()
 
+    def closing_reason(self) -> str:
+        if self._stop.is_set():
+            return "the shotbridge host was stopped"
+        return "extension not connected: the browser closed its connection to the host"
+
     async def shutdown(self) -> None:
         self.link.detach()  # pending requests fail now with not_connected...
         in_flight = self.server.in_flight()
         if in_flight:  # ...and their replies get a moment to reach the clients
             await asyncio.wait(in_flight, timeout=SHUTDOWN_GRACE)
+        # Tell every client why the bus is closing, so they report it instead of a bare hang-up.
+        goodbye = {"event": "host_closing", "data": {"reason": self.closing_reason()}}
+        await asyncio.gather(*(c.send(goodbye) for c in list(self.server.connections)))
         await self.server.close()
         paths.remove_host_files(self.pid, self.runtime_dir)
         log.info("host %d stopped", self.pid)

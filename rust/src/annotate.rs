@@ -119,7 +119,10 @@ mod tests {
     use super::*;
 
     fn label(x: f64, y: f64, w: f64, h: f64, number: u32) -> Label {
-        Label { rect: FRect::from_xywh(x, y, w, h), number }
+        Label {
+            rect: FRect::from_xywh(x, y, w, h),
+            number,
+        }
     }
 
     #[test]
@@ -130,16 +133,27 @@ mod tests {
             label(-50.0, -50.0, 60.0, 60.0, 2), // partly visible
             label(500.0, 10.0, 10.0, 10.0, 3),  // wholly outside
             label(100.0, 50.0, 0.0, 0.0, 4),    // zero size, inside
-            Label { rect: None, number: 5 },
+            Label {
+                rect: None,
+                number: 5,
+            },
         ];
         let a = annotate(&mut img, &labels);
-        assert_eq!(a, Annotated { drawn: 3, offscreen: 2 });
+        assert_eq!(
+            a,
+            Annotated {
+                drawn: 3,
+                offscreen: 2
+            }
+        );
     }
 
     #[test]
     fn caps_at_max_badges() {
         let mut img = Raster::filled(1280, 720, 3, WHITE);
-        let labels: Vec<_> = (1..=150).map(|n| label(f64::from(n), 300.0, 30.0, 20.0, n)).collect();
+        let labels: Vec<_> = (1..=150)
+            .map(|n| label(f64::from(n), 300.0, 30.0, 20.0, n))
+            .collect();
         assert_eq!(annotate(&mut img, &labels).drawn, 100);
     }
 

@@ -27,7 +27,13 @@ pub struct Fitted {
 const MAX_SHRINK_STEPS: usize = 200;
 
 /// `encode(size, quality)` renders the image at `size` and encodes it.
-pub fn fit<F>(full: (u32, u32), quality: u8, min_quality: u8, max_bytes: usize, mut encode: F) -> Result<Fitted>
+pub fn fit<F>(
+    full: (u32, u32),
+    quality: u8,
+    min_quality: u8,
+    max_bytes: usize,
+    mut encode: F,
+) -> Result<Fitted>
 where
     F: FnMut((u32, u32), u8) -> Result<Vec<u8>>,
 {
@@ -102,7 +108,10 @@ mod tests {
     #[test]
     fn fits_without_downgrade() {
         let f = fit((100, 100), 60, 30, 500_000, fake).unwrap();
-        assert_eq!((f.quality, f.size, f.downgraded, f.scale), (60, (100, 100), false, 1.0));
+        assert_eq!(
+            (f.quality, f.size, f.downgraded, f.scale),
+            (60, (100, 100), false, 1.0)
+        );
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! JPEGs are decoded DCT-scaled (1/2, 1/4, 1/8) when the output is at most half the source:
 //! HiDPI captures are 2x their CSS size, and skipping those pixels is the largest saving.
 
-use turbojpeg::{Colorspace, Decompressor, Image, PixelFormat, ScalingFactor};
 use png::{ColorType, Transformations};
+use turbojpeg::{Colorspace, Decompressor, Image, PixelFormat, ScalingFactor};
 
 use crate::error::{CoreError, Result};
 use crate::header::{Format, Header};
@@ -31,7 +31,10 @@ pub fn dct_denominator(src: (u32, u32), target: (u32, u32)) -> u32 {
 /// `target` size.
 pub fn decode(data: &[u8], header: &Header, target: (u32, u32)) -> Result<Decoded> {
     match header.format {
-        Format::Png => Ok(Decoded { raster: decode_png(data)?, dct_denom: 1 }),
+        Format::Png => Ok(Decoded {
+            raster: decode_png(data)?,
+            dct_denom: 1,
+        }),
         Format::Jpeg => decode_jpeg(data, header, target),
     }
 }
@@ -43,11 +46,15 @@ fn corrupt_png(e: impl std::fmt::Display) -> CoreError {
 fn decode_png(data: &[u8]) -> Result<Raster> {
     let mut dec = png::Decoder::new(std::io::Cursor::new(data));
     // The header was already checked against MAX_PIXELS; allow that much RGBA plus slack.
-    dec.set_limits(png::Limits { bytes: MAX_PIXELS as usize * 4 + (1 << 20) });
+    dec.set_limits(png::Limits {
+        bytes: MAX_PIXELS as usize * 4 + (1 << 20),
+    });
     dec.set_transformations(Transformations::EXPAND | Transformations::STRIP_16);
     let mut reader = dec.read_info().map_err(corrupt_png)?;
     let (color, _) = reader.output_color_type();
-    let len = reader.output_buffer_size().ok_or_else(|| corrupt_png("image too large"))?;
+    let len = reader
+        .output_buffer_size()
+        .ok_or_else(|| corrupt_png("image too large"))?;
     let mut pixels = vec![0u8; len];
     let frame = reader.next_frame(&mut pixels).map_err(corrupt_png)?;
     let (w, h) = (frame.width, frame.height);
@@ -77,7 +84,9 @@ fn decode_jpeg(data: &[u8], header: &Header, target: (u32, u32)) -> Result<Decod
         .map_err(|e| CoreError::Internal(format!("libjpeg-turbo init failed: {e}")))?;
     let info = dec.read_header(data).map_err(corrupt_jpeg)?;
     if matches!(info.colorspace, Colorspace::CMYK | Colorspace::YCCK) {
-        return Err(CoreError::UnknownFormat("unsupported JPEG: CMYK colour".into()));
+        return Err(CoreError::UnknownFormat(
+            "unsupported JPEG: CMYK colour".into(),
+        ));
     }
     let denom = if info.is_lossless {
         1 // lossless JPEGs cannot be DCT-scaled
@@ -95,8 +104,12 @@ fn decode_jpeg(data: &[u8], header: &Header, target: (u32, u32)) -> Result<Decod
         height: h,
         format: PixelFormat::RGB,
     };
-    dec.decompress(data, image.as_deref_mut()).map_err(corrupt_jpeg)?;
-    Ok(Decoded { raster: Raster::new(w as u32, h as u32, 3, image.pixels), dct_denom: denom })
+    dec.decompress(data, image.as_deref_mut())
+        .map_err(corrupt_jpeg)?;
+    Ok(Decoded {
+        raster: Raster::new(w as u32, h as u32, 3, image.pixels),
+        dct_denom: denom,
+    })
 }
 
 #[cfg(test)]

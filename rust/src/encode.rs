@@ -36,9 +36,21 @@ impl Encoder {
         channels: usize,
         quality: u8,
     ) -> Result<Vec<u8>> {
-        self.compressor.set_quality(i32::from(quality)).map_err(internal)?;
-        let format = if channels == 4 { PixelFormat::RGBX } else { PixelFormat::RGB };
-        let image = Image { pixels, width: size.0, pitch, height: size.1, format };
+        self.compressor
+            .set_quality(i32::from(quality))
+            .map_err(internal)?;
+        let format = if channels == 4 {
+            PixelFormat::RGBX
+        } else {
+            PixelFormat::RGB
+        };
+        let image = Image {
+            pixels,
+            width: size.0,
+            pitch,
+            height: size.1,
+            format,
+        };
         self.compressor.compress_to_vec(image).map_err(internal)
     }
 }

@@ -45,8 +45,11 @@ fn rasterise() -> Digits {
     let ascent = scaled.ascent();
     let outlines: Vec<_> = ('0'..='9')
         .map(|c| {
-            let glyph = font.glyph_id(c).with_scale_and_position(scale, point(0.0, ascent));
-            font.outline_glyph(glyph).expect("digit glyphs have outlines")
+            let glyph = font
+                .glyph_id(c)
+                .with_scale_and_position(scale, point(0.0, ascent));
+            font.outline_glyph(glyph)
+                .expect("digit glyphs have outlines")
         })
         .collect();
     // One cell that holds every digit, so they share a baseline and left edge.
@@ -77,7 +80,12 @@ fn rasterise() -> Digits {
         })
         .collect();
     let advance = scaled.h_advance(font.glyph_id('0')).round() as u32;
-    Digits { cell_w, cell_h, advance, masks }
+    Digits {
+        cell_w,
+        cell_h,
+        advance,
+        masks,
+    }
 }
 
 #[cfg(test)]
@@ -90,7 +98,10 @@ mod tests {
         assert!(d.cell_h >= 8 && d.cell_h <= 12, "cell_h {}", d.cell_h);
         assert!(d.advance >= 6 && d.advance <= 10);
         for digit in 0..10 {
-            assert!(d.coverage(digit).iter().any(|&c| c > 200), "digit {digit} is blank");
+            assert!(
+                d.coverage(digit).iter().any(|&c| c > 200),
+                "digit {digit} is blank"
+            );
         }
         assert_ne!(d.coverage(1), d.coverage(7));
     }

@@ -62,7 +62,12 @@ impl FRect {
         if !(x.is_finite() && y.is_finite() && w.is_finite() && h.is_finite()) {
             return None;
         }
-        Some(FRect { x0: x.min(x + w), y0: y.min(y + h), x1: x.max(x + w), y1: y.max(y + h) })
+        Some(FRect {
+            x0: x.min(x + w),
+            y0: y.min(y + h),
+            x1: x.max(x + w),
+            y1: y.max(y + h),
+        })
     }
 
     /// The smallest integer rectangle covering this one (masks must cover every touched pixel).
@@ -167,11 +172,19 @@ mod tests {
 
     #[test]
     fn mapping_prefers_css_size() {
-        let css = CssGeometry { device_pixel_ratio: 2.0, css_width: None, css_height: None };
+        let css = CssGeometry {
+            device_pixel_ratio: 2.0,
+            css_width: None,
+            css_height: None,
+        };
         let m = Mapping::new(&css, (2560, 1440), (1280, 720));
         assert!((m.sx - 1.0).abs() < 1e-9 && (m.sy - 1.0).abs() < 1e-9);
         // The DPR says 2 but the image really covers 1000 CSS px: trust the CSS size.
-        let css = CssGeometry { device_pixel_ratio: 2.0, css_width: Some(1000.0), css_height: Some(500.0) };
+        let css = CssGeometry {
+            device_pixel_ratio: 2.0,
+            css_width: Some(1000.0),
+            css_height: Some(500.0),
+        };
         let m = Mapping::new(&css, (2000, 1000), (1000, 500));
         assert!((m.sx - 1.0).abs() < 1e-9 && (m.sy - 1.0).abs() < 1e-9);
         let r = m.rect(10.0, 10.0, -5.0, 0.0).unwrap();
@@ -181,10 +194,16 @@ mod tests {
     #[test]
     fn clipping() {
         let b = IRect::new(0, 0, 100, 50);
-        assert_eq!(IRect::new(-10, -10, 10, 10).clip(b), Some(IRect::new(0, 0, 10, 10)));
+        assert_eq!(
+            IRect::new(-10, -10, 10, 10).clip(b),
+            Some(IRect::new(0, 0, 10, 10))
+        );
         assert_eq!(IRect::new(200, 0, 300, 10).clip(b), None);
         assert_eq!(IRect::new(5, 5, 5, 9).clip(b), None); // zero width
         assert!(FRect::from_xywh(f64::NAN, 0.0, 1.0, 1.0).is_none());
-        assert_eq!(FRect::from_xywh(1e300, 0.0, 1.0, 1.0).unwrap().cover().x0, 1_000_000_000);
+        assert_eq!(
+            FRect::from_xywh(1e300, 0.0, 1.0, 1.0).unwrap().cover().x0,
+            1_000_000_000
+        );
     }
 }

@@ -56,7 +56,11 @@ pub fn read_header(data: &[u8]) -> Result<Header> {
         Format::Png => png_size(data)?,
         Format::Jpeg => jpeg_size(data)?,
     };
-    Ok(Header { format, width, height })
+    Ok(Header {
+        format,
+        width,
+        height,
+    })
 }
 
 fn be16(b: &[u8]) -> u32 {
@@ -70,10 +74,14 @@ fn be32(b: &[u8]) -> u32 {
 /// PNG: the IHDR chunk must come first (signature, length, "IHDR", width, height).
 fn png_size(data: &[u8]) -> Result<(u32, u32)> {
     if data.len() < 24 {
-        return Err(CoreError::Corrupt("truncated PNG: no complete IHDR header".into()));
+        return Err(CoreError::Corrupt(
+            "truncated PNG: no complete IHDR header".into(),
+        ));
     }
     if &data[12..16] != b"IHDR" {
-        return Err(CoreError::Corrupt("corrupt PNG: first chunk is not IHDR".into()));
+        return Err(CoreError::Corrupt(
+            "corrupt PNG: first chunk is not IHDR".into(),
+        ));
     }
     Ok((be32(&data[16..20]), be32(&data[20..24])))
 }
@@ -108,7 +116,9 @@ fn jpeg_size(data: &[u8]) -> Result<(u32, u32)> {
         }
         let len = be16(&data[i..]) as usize;
         if len < 2 {
-            return Err(CoreError::Corrupt("corrupt JPEG: bad segment length".into()));
+            return Err(CoreError::Corrupt(
+                "corrupt JPEG: bad segment length".into(),
+            ));
         }
         let is_sof = matches!(marker, 0xC0..=0xCF) && !matches!(marker, 0xC4 | 0xC8 | 0xCC);
         if is_sof {
@@ -149,14 +159,29 @@ mod tests {
         let mut v = vec![0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x04, 0xAA, 0xBB];
         v.extend_from_slice(&[0xFF, 0xC0, 0x00, 0x11, 0x08, 0x4E, 0x20, 0x4E, 0x20, 0x03]);
         let h = read_header(&v).unwrap();
-        assert_eq!((h.format, h.width, h.height), (Format::Jpeg, 20_000, 20_000));
+        assert_eq!(
+            (h.format, h.width, h.height),
+            (Format::Jpeg, 20_000, 20_000)
+        );
     }
 
     #[test]
     fn truncated_and_unknown() {
-        assert!(matches!(read_header(&png_header(1, 1)[..20]), Err(CoreError::Corrupt(_))));
-        assert!(matches!(read_header(&[0xFF, 0xD8, 0xFF]), Err(CoreError::Corrupt(_))));
-        assert!(matches!(read_header(b"GIF89a..."), Err(CoreError::UnknownFormat(_))));
-        assert!(matches!(read_header(b"hello"), Err(CoreError::UnknownFormat(_))));
+        assert!(matches!(
+            read_header(&png_header(1, 1)[..20]),
+            Err(CoreError::Corrupt(_))
+        ));
+        assert!(matches!(
+            read_header(&[0xFF, 0xD8, 0xFF]),
+            Err(CoreError::Corrupt(_))
+        ));
+        assert!(matches!(
+            read_header(b"GIF89a..."),
+            Err(CoreError::UnknownFormat(_))
+        ));
+        assert!(matches!(
+            read_header(b"hello"),
+            Err(CoreError::UnknownFormat(_))
+        ));
     }
 }

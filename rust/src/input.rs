@@ -53,12 +53,19 @@ fn decode_base64(text: &[u8]) -> Result<Vec<u8>> {
     // Data URLs copied from logs or HTML may be wrapped; only strip whitespace when present so
     // the common case decodes straight from the caller's buffer.
     let cleaned: Cow<'_, [u8]> = if text.iter().any(u8::is_ascii_whitespace) {
-        Cow::Owned(text.iter().copied().filter(|c| !c.is_ascii_whitespace()).collect())
+        Cow::Owned(
+            text.iter()
+                .copied()
+                .filter(|c| !c.is_ascii_whitespace())
+                .collect(),
+        )
     } else {
         Cow::Borrowed(text)
     };
     if cleaned.is_empty() {
-        return Err(CoreError::Empty("empty input: the base64 payload is empty".into()));
+        return Err(CoreError::Empty(
+            "empty input: the base64 payload is empty".into(),
+        ));
     }
     STANDARD_PAD_INDIFFERENT
         .decode(&*cleaned)
@@ -74,13 +81,19 @@ mod tests {
         let url = "data:image/png;base64,AAEC";
         assert_eq!(&*image_bytes(Input::Text(url)).unwrap(), &[0, 1, 2]);
         assert_eq!(&*image_bytes(Input::Text("AAEC")).unwrap(), &[0, 1, 2]);
-        assert_eq!(&*image_bytes(Input::Bytes(url.as_bytes())).unwrap(), &[0, 1, 2]);
+        assert_eq!(
+            &*image_bytes(Input::Bytes(url.as_bytes())).unwrap(),
+            &[0, 1, 2]
+        );
         assert_eq!(&*image_bytes(Input::Text("AA\nEC")).unwrap(), &[0, 1, 2]);
     }
 
     #[test]
     fn errors() {
-        assert!(matches!(image_bytes(Input::Bytes(b"")), Err(CoreError::Empty(_))));
+        assert!(matches!(
+            image_bytes(Input::Bytes(b"")),
+            Err(CoreError::Empty(_))
+        ));
         assert!(matches!(
             image_bytes(Input::Text("data:image/png;base64,")),
             Err(CoreError::Empty(_))
@@ -89,6 +102,9 @@ mod tests {
             image_bytes(Input::Text("data:image/png;base64,@@@")),
             Err(CoreError::Base64(_))
         ));
-        assert!(matches!(image_bytes(Input::Text("data:text/plain,hi")), Err(CoreError::Base64(_))));
+        assert!(matches!(
+            image_bytes(Input::Text("data:text/plain,hi")),
+            Err(CoreError::Base64(_))
+        ));
     }
 }

@@ -44,10 +44,22 @@ mod tests {
 
     #[test]
     fn bomb_sizes_are_refused() {
-        assert!(matches!(check_dimensions(40_000, 40_000), Err(CoreError::TooLarge(_))));
-        assert!(matches!(check_dimensions(20_000, 20_000), Err(CoreError::TooLarge(_))));
-        assert!(matches!(check_dimensions(32_769, 10), Err(CoreError::TooLarge(_))));
-        assert!(matches!(check_dimensions(0, 10), Err(CoreError::Corrupt(_))));
+        assert!(matches!(
+            check_dimensions(40_000, 40_000),
+            Err(CoreError::TooLarge(_))
+        ));
+        assert!(matches!(
+            check_dimensions(20_000, 20_000),
+            Err(CoreError::TooLarge(_))
+        ));
+        assert!(matches!(
+            check_dimensions(32_769, 10),
+            Err(CoreError::TooLarge(_))
+        ));
+        assert!(matches!(
+            check_dimensions(0, 10),
+            Err(CoreError::Corrupt(_))
+        ));
     }
 
     #[test]

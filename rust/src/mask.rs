@@ -42,7 +42,11 @@ mod tests {
     #[test]
     fn mask_blacks_out_every_touched_pixel() {
         let mut img = Raster::filled(10, 10, 4, [200, 200, 200]);
-        apply(&mut img, &[FRect::from_xywh(2.5, 2.5, 2.0, 2.0).unwrap()], 1);
+        apply(
+            &mut img,
+            &[FRect::from_xywh(2.5, 2.5, 2.0, 2.0).unwrap()],
+            1,
+        );
         assert_eq!(img.pixel(2, 2), BLACK);
         assert_eq!(img.pixel(4, 4), BLACK);
         assert_eq!(img.pixel(5, 5), [200, 200, 200]);

@@ -12,7 +12,9 @@ use crate::error::{CoreError, Result};
 use crate::geometry::{fit, CssGeometry, FRect, Mapping};
 use crate::header::{read_header, Format};
 use crate::input::{image_bytes, Input};
-use crate::limits::{check_dimensions, MAX_BADGES, MAX_QUALITY, MAX_SIDE, MIN_MAX_BYTES, MIN_QUALITY};
+use crate::limits::{
+    check_dimensions, MAX_BADGES, MAX_QUALITY, MAX_SIDE, MIN_MAX_BYTES, MIN_QUALITY,
+};
 use crate::mask;
 use crate::raster::Raster;
 use crate::resize::{resize, resize_owned};
@@ -47,7 +49,9 @@ impl Options {
         let bad = |m: String| Err(CoreError::Options(m));
         let side = 1..=MAX_SIDE as u32;
         if !side.contains(&self.max_width) || !side.contains(&self.max_long_edge) {
-            return bad(format!("max_width and max_long_edge must be in 1..={MAX_SIDE}"));
+            return bad(format!(
+                "max_width and max_long_edge must be in 1..={MAX_SIDE}"
+            ));
         }
         if !side.contains(&self.thumb_width) {
             return bad(format!("thumb_width must be in 1..={MAX_SIDE}"));
@@ -59,7 +63,9 @@ impl Options {
             return bad(format!("min_quality must be in {MIN_QUALITY}..=quality"));
         }
         if self.max_bytes < MIN_MAX_BYTES || self.thumb_max_bytes < MIN_MAX_BYTES {
-            return bad(format!("max_bytes and thumb_max_bytes must be >= {MIN_MAX_BYTES}"));
+            return bad(format!(
+                "max_bytes and thumb_max_bytes must be >= {MIN_MAX_BYTES}"
+            ));
         }
         Ok(())
     }
@@ -93,10 +99,14 @@ pub struct Request<'a> {
 fn validate_css(css: &CssGeometry) -> Result<()> {
     let ok = |v: f64| v.is_finite() && v > 0.0;
     if !ok(css.device_pixel_ratio) || css.device_pixel_ratio > 16.0 {
-        return Err(CoreError::Options("device_pixel_ratio must be in (0, 16]".into()));
+        return Err(CoreError::Options(
+            "device_pixel_ratio must be in (0, 16]".into(),
+        ));
     }
     if css.css_width.is_some_and(|v| !ok(v)) || css.css_height.is_some_and(|v| !ok(v)) {
-        return Err(CoreError::Options("css_width / css_height must be finite and > 0".into()));
+        return Err(CoreError::Options(
+            "css_width / css_height must be finite and > 0".into(),
+        ));
     }
     Ok(())
 }
@@ -144,29 +154,40 @@ struct Clock {
 impl Clock {
     fn new() -> Clock {
         let now = Instant::now();
-        Clock { start: now, last: now, stages: Vec::with_capacity(8) }
+        Clock {
+            start: now,
+            last: now,
+            stages: Vec::with_capacity(8),
+        }
     }
 
     fn lap(&mut self, stage: &'static str) {
         let now = Instant::now();
-        self.stages.push((stage, (now - self.last).as_micros() as u64));
+        self.stages
+            .push((stage, (now - self.last).as_micros() as u64));
         self.last = now;
     }
 
     fn finish(mut self) -> Vec<(&'static str, u64)> {
-        self.stages.push(("total", self.start.elapsed().as_micros() as u64));
+        self.stages
+            .push(("total", self.start.elapsed().as_micros() as u64));
         self.stages
     }
 }
 
 fn css_rects(map: &Mapping, rects: impl Iterator<Item = CssRect>) -> Vec<Option<FRect>> {
-    rects.map(|r| map.rect(r.x, r.y, r.width, r.height)).collect()
+    rects
+        .map(|r| map.rect(r.x, r.y, r.width, r.height))
+        .collect()
 }
 
 /// Paint masks then labels onto a raster of size `size`.
 fn draw(img: &mut Raster, req: &Request<'_>, src: (u32, u32)) -> (u32, u32) {
     let map = Mapping::new(&req.css, src, (img.width, img.height));
-    let masks: Vec<FRect> = css_rects(&map, req.masks.iter().copied()).into_iter().flatten().collect();
+    let masks: Vec<FRect> = css_rects(&map, req.masks.iter().copied())
+        .into_iter()
+        .flatten()
+        .collect();
     mask::apply(img, &masks, 1);
     if req.boxes.is_empty() {
         return (0, 0);
@@ -175,7 +196,10 @@ fn draw(img: &mut Raster, req: &Request<'_>, src: (u32, u32)) -> (u32, u32) {
         .boxes
         .iter()
         .take(MAX_BADGES)
-        .map(|b| Label { rect: map.rect(b.rect.x, b.rect.y, b.rect.width, b.rect.height), number: b.label })
+        .map(|b| Label {
+            rect: map.rect(b.rect.x, b.rect.y, b.rect.width, b.rect.height),
+            number: b.label,
+        })
         .collect();
     let a = annotate(img, &labels);
     (a.drawn, a.offscreen)
@@ -204,8 +228,15 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
     let mut decoded_px = decoded.raster;
     if !req.masks.is_empty() {
         let map = Mapping::new(&req.css, src, (decoded_px.width, decoded_px.height));
-        let rects: Vec<FRect> = css_rects(&map, req.masks.iter().copied()).into_iter().flatten().collect();
-        let align = if header.format == Format::Jpeg { (16 / decoded.dct_denom).max(1) } else { 1 };
+        let rects: Vec<FRect> = css_rects(&map, req.masks.iter().copied())
+            .into_iter()
+            .flatten()
+            .collect();
+        let align = if header.format == Format::Jpeg {
+            (16 / decoded.dct_denom).max(1)
+        } else {
+            1
+        };
         mask::apply(&mut decoded_px, &rects, i64::from(align) + 1);
     }
     let base = resize_owned(decoded_px, out.0, out.1)?;
@@ -218,14 +249,20 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
 
     let mut encoder = Encoder::new()?;
     let mut current = labelled;
-    let main = budget::fit(out, opts.quality, opts.min_quality, opts.max_bytes, |size, q| {
-        if (current.width, current.height) != size {
-            let mut img = resize(&base, size.0, size.1)?;
-            draw(&mut img, req, src);
-            current = img;
-        }
-        encoder.encode(&current, q)
-    })?;
+    let main = budget::fit(
+        out,
+        opts.quality,
+        opts.min_quality,
+        opts.max_bytes,
+        |size, q| {
+            if (current.width, current.height) != size {
+                let mut img = resize(&base, size.0, size.1)?;
+                draw(&mut img, req, src);
+                current = img;
+            }
+            encoder.encode(&current, q)
+        },
+    )?;
     drop(base);
     clock.lap("encode");
 
@@ -233,9 +270,13 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
     let (w, h) = main.size;
     let tw = opts.thumb_width.min(w);
     let th = ((f64::from(h) * f64::from(tw) / f64::from(w)).round() as u32).max(1);
-    let thumb = budget::fit((tw, th), opts.quality, opts.min_quality, opts.thumb_max_bytes, |size, q| {
-        encoder.encode(&resize(&current, size.0, size.1)?, q)
-    })?;
+    let thumb = budget::fit(
+        (tw, th),
+        opts.quality,
+        opts.min_quality,
+        opts.thumb_max_bytes,
+        |size, q| encoder.encode(&resize(&current, size.0, size.1)?, q),
+    )?;
     clock.lap("thumbnail");
 
     let (sx, _) = req.css.source_scale(src.0, src.1);
@@ -271,14 +312,31 @@ pub fn turbo_floor(jpeg: &[u8], opts: &Options) -> Result<u64> {
         return Err(CoreError::UnknownFormat("turbo_floor needs a JPEG".into()));
     }
     check_dimensions(u64::from(header.width), u64::from(header.height))?;
-    let out = fit(header.width, header.height, opts.max_width, opts.max_long_edge);
+    let out = fit(
+        header.width,
+        header.height,
+        opts.max_width,
+        opts.max_long_edge,
+    );
     let decoded = decode(jpeg, &header, out)?.raster;
     let mut encoder = Encoder::new()?;
     let (w, h) = (out.0.min(decoded.width), out.1.min(decoded.height));
     let (stride, ch) = (decoded.stride(), decoded.channels);
-    encoder.encode_view(&decoded.data, (w as usize, h as usize), stride, ch, opts.quality)?;
+    encoder.encode_view(
+        &decoded.data,
+        (w as usize, h as usize),
+        stride,
+        ch,
+        opts.quality,
+    )?;
     let tw = opts.thumb_width.min(w);
     let th = ((f64::from(h) * f64::from(tw) / f64::from(w)).round() as u32).clamp(1, h);
-    encoder.encode_view(&decoded.data, (tw as usize, th as usize), stride, ch, opts.quality)?;
+    encoder.encode_view(
+        &decoded.data,
+        (tw as usize, th as usize),
+        stride,
+        ch,
+        opts.quality,
+    )?;
     Ok(start.elapsed().as_micros() as u64)
 }

@@ -37,8 +37,18 @@ impl Slot {
 /// The preferred slot of a `w` x `h` badge for a box: its top-left corner, sitting just above
 /// the box when there is room, else just inside it.
 pub fn preferred(target: IRect, w: i64, h: i64, img_w: i64, img_h: i64) -> Slot {
-    let y = if target.y0 - h >= 0 { target.y0 - h } else { target.y0 };
-    Slot { x: target.x0, y, w, h }.clamped(img_w, img_h)
+    let y = if target.y0 - h >= 0 {
+        target.y0 - h
+    } else {
+        target.y0
+    };
+    Slot {
+        x: target.x0,
+        y,
+        w,
+        h,
+    }
+    .clamped(img_w, img_h)
 }
 
 /// Offsets to try, nearest first; at equal distance horizontal moves before vertical ones,
@@ -61,8 +71,12 @@ pub fn place(wanted: &[Slot], img_w: i64, img_h: i64) -> Vec<Slot> {
         let step_x = MIN_DISTANCE.max(want.w + 2);
         let step_y = MIN_DISTANCE.max(want.h + 2);
         let free = offsets.iter().find_map(|&(i, j)| {
-            let cand = Slot { x: want.x + i * step_x, y: want.y + j * step_y, ..want }
-                .clamped(img_w, img_h);
+            let cand = Slot {
+                x: want.x + i * step_x,
+                y: want.y + j * step_y,
+                ..want
+            }
+            .clamped(img_w, img_h);
             (!placed.iter().any(|p| p.collides(&cand))).then_some(cand)
         });
         placed.push(free.unwrap_or(want));
@@ -110,8 +124,17 @@ mod tests {
 
     #[test]
     fn preferred_is_above_or_inside_and_clamped() {
-        assert_eq!(preferred(IRect::new(40, 40, 90, 60), 18, 14, 500, 500), slot(40, 26));
-        assert_eq!(preferred(IRect::new(40, 5, 90, 60), 18, 14, 500, 500), slot(40, 5));
-        assert_eq!(preferred(IRect::new(495, 498, 600, 600), 18, 14, 500, 500), slot(482, 484));
+        assert_eq!(
+            preferred(IRect::new(40, 40, 90, 60), 18, 14, 500, 500),
+            slot(40, 26)
+        );
+        assert_eq!(
+            preferred(IRect::new(40, 5, 90, 60), 18, 14, 500, 500),
+            slot(40, 5)
+        );
+        assert_eq!(
+            preferred(IRect::new(495, 498, 600, 600), 18, 14, 500, 500),
+            slot(482, 484)
+        );
     }
 }

@@ -35,7 +35,10 @@ fn to_py(e: CoreError) -> PyErr {
 }
 
 /// Run `work` without the GIL; a panic becomes `CoreError::Internal`.
-fn detached<T: Send>(py: Python<'_>, work: impl FnOnce() -> Result<T, CoreError> + Send) -> PyResult<T> {
+fn detached<T: Send>(
+    py: Python<'_>,
+    work: impl FnOnce() -> Result<T, CoreError> + Send,
+) -> PyResult<T> {
     py.detach(|| {
         catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|panic| {
             let what = panic
@@ -43,7 +46,9 @@ fn detached<T: Send>(py: Python<'_>, work: impl FnOnce() -> Result<T, CoreError>
                 .map(|s| (*s).to_owned())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
-            Err(CoreError::Internal(format!("internal error in the image core: {what}")))
+            Err(CoreError::Internal(format!(
+                "internal error in the image core: {what}"
+            )))
         })
     })
     .map_err(to_py)
@@ -57,7 +62,9 @@ fn input<'a>(data: &'a Bound<'_, PyAny>) -> PyResult<Input<'a>> {
     } else if let Ok(s) = data.cast::<PyString>() {
         Ok(Input::Text(s.to_str()?))
     } else {
-        Err(PyTypeError::new_err("data must be bytes or str (a data: URL or base64)"))
+        Err(PyTypeError::new_err(
+            "data must be bytes or str (a data: URL or base64)",
+        ))
     }
 }
 
@@ -115,20 +122,46 @@ fn shrink<'py>(
     css_height: Option<f64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let input = input(data)?;
-    let options =
-        Options { max_width, max_long_edge, quality, min_quality, max_bytes, thumb_width, thumb_max_bytes };
+    let options = Options {
+        max_width,
+        max_long_edge,
+        quality,
+        min_quality,
+        max_bytes,
+        thumb_width,
+        thumb_max_bytes,
+    };
     let boxes: Vec<BoxSpec> = boxes
         .into_iter()
-        .map(|(x, y, width, height, label)| BoxSpec { rect: CssRect { x, y, width, height }, label })
+        .map(|(x, y, width, height, label)| BoxSpec {
+            rect: CssRect {
+                x,
+                y,
+                width,
+                height,
+            },
+            label,
+        })
         .collect();
-    let masks: Vec<CssRect> =
-        masks.into_iter().map(|(x, y, width, height)| CssRect { x, y, width, height }).collect();
+    let masks: Vec<CssRect> = masks
+        .into_iter()
+        .map(|(x, y, width, height)| CssRect {
+            x,
+            y,
+            width,
+            height,
+        })
+        .collect();
     let req = Request {
         input,
         options,
         boxes: &boxes,
         masks: &masks,
-        css: CssGeometry { device_pixel_ratio, css_width, css_height },
+        css: CssGeometry {
+            device_pixel_ratio,
+            css_width,
+            css_height,
+        },
     };
     let out = detached(py, || pipeline::run(&req))?;
     result_dict(py, out)
@@ -138,8 +171,21 @@ fn shrink<'py>(
 /// output-sized and a thumbnail-sized image). Returns elapsed microseconds.
 #[pyfunction]
 #[pyo3(signature = (jpeg, *, max_width=1280, max_long_edge=1568, quality=60, thumb_width=320))]
-fn turbo_floor(py: Python<'_>, jpeg: &[u8], max_width: u32, max_long_edge: u32, quality: u8, thumb_width: u32) -> PyResult<u64> {
-    let options = Options { max_width, max_long_edge, quality, thumb_width, ..Options::default() };
+fn turbo_floor(
+    py: Python<'_>,
+    jpeg: &[u8],
+    max_width: u32,
+    max_long_edge: u32,
+    quality: u8,
+    thumb_width: u32,
+) -> PyResult<u64> {
+    let options = Options {
+        max_width,
+        max_long_edge,
+        quality,
+        thumb_width,
+        ..Options::default()
+    };
     detached(py, || {
         options.validate()?;
         pipeline::turbo_floor(jpeg, &options)
@@ -149,7 +195,9 @@ fn turbo_floor(py: Python<'_>, jpeg: &[u8], max_width: u32, max_long_edge: u32, 
 /// Test hook: panics inside the core, to prove panics surface as `CoreInternalError`.
 #[pyfunction]
 fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
-    detached(py, || -> Result<(), CoreError> { panic!("deliberate test panic") })
+    detached(py, || -> Result<(), CoreError> {
+        panic!("deliberate test panic")
+    })
 }
 
 #[pymodule]

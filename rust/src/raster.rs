@@ -18,7 +18,12 @@ impl Raster {
     pub fn new(width: u32, height: u32, channels: usize, data: Vec<u8>) -> Self {
         debug_assert!(channels == 3 || channels == 4);
         debug_assert_eq!(data.len(), width as usize * height as usize * channels);
-        Raster { width, height, channels, data }
+        Raster {
+            width,
+            height,
+            channels,
+            data,
+        }
     }
 
     pub fn filled(width: u32, height: u32, channels: usize, rgb: Rgb) -> Self {
@@ -43,7 +48,9 @@ impl Raster {
 
     /// Fill `rect` (clipped to the image) with an opaque colour.
     pub fn fill_rect(&mut self, rect: IRect, rgb: Rgb) {
-        let Some(r) = rect.clip(self.bounds()) else { return };
+        let Some(r) = rect.clip(self.bounds()) else {
+            return;
+        };
         let ch = self.channels;
         let stride = self.stride();
         let mut px = [255u8; 4];

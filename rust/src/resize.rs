@@ -27,7 +27,9 @@ pub fn resize(src: &Raster, width: u32, height: u32) -> Result<Raster> {
     let options = ResizeOptions::new()
         .resize_alg(ResizeAlg::Convolution(FilterType::CatmullRom))
         .use_alpha(false); // rasters are opaque: skip alpha premultiplication
-    Resizer::new().resize(&src_view, &mut dst, &options).map_err(|e| internal(&e))?;
+    Resizer::new()
+        .resize(&src_view, &mut dst, &options)
+        .map_err(|e| internal(&e))?;
     Ok(Raster::new(width, height, src.channels, dst.into_vec()))
 }
 

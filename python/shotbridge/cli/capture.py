@@ -69,11 +69,14 @@ def _served(path: Path | None) -> Iterator[str | None]:
         yield served
 
 
-async def _run(mode: str, args: dict[str, Any], window: tuple[int, int], dpr: float | None,
-               status: _Status) -> dict[str, Any]:
+async def _run(
+    mode: str, args: dict[str, Any], window: tuple[int, int], dpr: float | None, status: _Status
+) -> dict[str, Any]:
     from shotbridge.connect import connect
 
-    status.step("connecting to the browser" if mode == "connected" else "starting headless Chromium")
+    status.step(
+        "connecting to the browser" if mode == "connected" else "starting headless Chromium"
+    )
     conn = await connect(mode, window_size=window, device_scale_factor=dpr)  # type: ignore[arg-type]
     try:
         status.step("capturing")
@@ -91,31 +94,81 @@ def _outputs(out: Path | None) -> tuple[Path, Path, Path]:
 
 @click.command()
 @click.argument("url", required=False)
-@click.option("--annotate", is_flag=True, help="Number the interactive elements and write their map.")
-@click.option("--full-page", is_flag=True, help="Capture the whole page, not just the viewport.")
+@click.option(
+    "--annotate", is_flag=True, help="Number the interactive elements and write their map."
+)
+@click.option(
+    "--full-page",
+    is_flag=True,
+    help="Capture the whole page (up to 16 384 CSS px) as tiles within the size caps: "
+    "OUT.jpg, OUT-2.jpg, …",
+)
 @click.option("--selector", metavar="CSS", help="Capture only the element this selector matches.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Where to write the JPEG (default: shot-<time>.jpg).")
+@click.option(
+    "--scroll",
+    "scroll_to",
+    metavar="WHERE",
+    help="Scroll first: top, bottom, a y offset in CSS px, or a CSS selector.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where to write the JPEG (default: shot-<time>.jpg).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result's metadata as JSON.")
-@click.option("--browser", type=click.Choice(["auto", "connected", "headless"]), default="auto",
-              show_default=True, help="Use your connected browser, a headless one, or either.")
-@click.option("--target", type=click.Choice(["interactive", "all_visible", "custom"]),
-              default="interactive", show_default=True, help="What --annotate labels.")
+@click.option(
+    "--browser",
+    type=click.Choice(["auto", "connected", "headless"]),
+    default="auto",
+    show_default=True,
+    help="Use your connected browser, a headless one, or either.",
+)
+@click.option(
+    "--target",
+    type=click.Choice(["interactive", "all_visible", "custom"]),
+    default="interactive",
+    show_default=True,
+    help="What --annotate labels.",
+)
 @click.option("--annotation-selector", metavar="CSS", help="With --target custom: what to label.")
 @click.option("--max-annotations", type=click.IntRange(1, 100), default=50, show_default=True)
 @click.option("--max-width", type=click.IntRange(16, 8192), default=1280, show_default=True)
 @click.option("--max-bytes", type=click.IntRange(2000), default=500_000, show_default=True)
-@click.option("--window-size", default="1280x800", show_default=True,
-              help="Headless window size, WIDTHxHEIGHT.")
+@click.option(
+    "--window-size",
+    default="1280x800",
+    show_default=True,
+    help="Headless window size, WIDTHxHEIGHT.",
+)
 @click.option("--dpr", type=click.FloatRange(0.5, 4), help="Headless device pixel ratio.")
-@click.option("--timeout", type=click.FloatRange(1, 120), default=20, show_default=True,
-              help="Seconds to allow the capture (navigation included).")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(1, 120),
+    default=20,
+    show_default=True,
+    help="Seconds to allow the capture (navigation included).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No status lines on stderr.")
-def capture(url: str | None, annotate: bool, full_page: bool, selector: str | None,
-            output: Path | None, as_json: bool, browser: str, target: str,
-            annotation_selector: str | None, max_annotations: int, max_width: int,
-            max_bytes: int, window_size: str, dpr: float | None, timeout: float,
-            quiet: bool) -> None:
+def capture(
+    url: str | None,
+    annotate: bool,
+    full_page: bool,
+    selector: str | None,
+    scroll_to: str | None,
+    output: Path | None,
+    as_json: bool,
+    browser: str,
+    target: str,
+    annotation_selector: str | None,
+    max_annotations: int,
+    max_width: int,
+    max_bytes: int,
+    window_size: str,
+    dpr: float | None,
+    timeout: float,
+    quiet: bool,
+) -> None:
     """Capture URL (or a local HTML file, or the tracked tab) as an AI-ready JPEG.
 
     Writes the JPEG, a 320 px thumbnail beside it, and with --annotate the label map as JSON.
@@ -140,6 +193,7 @@ def capture(url: str | None, annotate: bool, full_page: bool, selector: str | No
                 "annotate": annotate,
                 "full_page": full_page,
                 "selector": selector,
+                "scroll": _scroll_arg(scroll_to),
                 "target": target,
                 "annotation_selector": annotation_selector,
                 "max_annotations": max_annotations,
@@ -164,13 +218,32 @@ def capture(url: str | None, annotate: bool, full_page: bool, selector: str | No
 
     main_path.write_bytes(result.pop("jpeg"))
     thumb_path.write_bytes(result.pop("thumbnail"))
+    tiles = result.pop("tiles", None) or []
+    for i, tile in enumerate(tiles):
+        # The first tile is the main image; the others go beside it, numbered from 2.
+        path = main_path if i == 0 else _tile_path(main_path, i + 1)
+        if i:
+            path.write_bytes(tile["jpeg"])
+        tile.pop("jpeg")
+        tile["image"] = str(path)
     meta = {"image": str(main_path), "thumbnail": str(thumb_path), **result}
+    if tiles:
+        meta["tiles"] = tiles
     if annotate:
-        map_path.write_text(json.dumps({
-            "page": {"url": result["url"], "title": result["title"], "viewport": result["viewport"]},
-            "annotations": result["annotations"],
-            "total_found": result["total_found"],
-        }, indent=2))
+        map_path.write_text(
+            json.dumps(
+                {
+                    "page": {
+                        "url": result["url"],
+                        "title": result["title"],
+                        "viewport": result["viewport"],
+                    },
+                    "annotations": result["annotations"],
+                    "total_found": result["total_found"],
+                },
+                indent=2,
+            )
+        )
         meta["annotation_map"] = str(map_path)
     if as_json:
         click.echo(json.dumps(meta, indent=2))
@@ -181,12 +254,33 @@ def capture(url: str | None, annotate: bool, full_page: bool, selector: str | No
     )
     extras = [f"thumbnail {thumb_path}"]
     if annotate:
-        extras.append(f"{len(result['annotations'])} labels (of {result['total_found']}) → {map_path}")
+        labels = len(result["annotations"])
+        extras.append(f"{labels} labels (of {result['total_found']}) → {map_path}")
+    if len(tiles) > 1:
+        extras.append(f"{len(tiles)} tiles: " + ", ".join(Path(t["image"]).name for t in tiles))
+    extras.extend(result.get("notes") or [])
     if result["masked"]:
         extras.append(f"{result['masked']} secret region(s) masked")
     if result["unavailable"]:
         extras.append("unavailable: " + "; ".join(result["unavailable"]))
     click.echo("  " + " · ".join(extras))
+
+
+def _scroll_arg(value: str | None) -> str | dict[str, Any] | None:
+    """--scroll: "top" / "bottom", a y offset, or else a selector to bring into view."""
+    if value is None:
+        return None
+    v = value.strip()
+    if v.lower() in ("top", "bottom"):
+        return v.lower()
+    try:
+        return {"y": float(v)}
+    except ValueError:
+        return {"selector": v}
+
+
+def _tile_path(main: Path, n: int) -> Path:
+    return main.with_name(f"{main.stem}-{n}{main.suffix}")
 
 
 def _fail(message: str, code: int) -> None:

@@ -12,7 +12,8 @@ from pydantic import ValidationError
 
 from shotbridge.cli import EXIT_BAD_INPUT
 from shotbridge.errors import ImageError
-from shotbridge.image import Box, ShrinkOptions, ShrinkResult, shrink as shrink_image
+from shotbridge.image import Box, ShrinkOptions, ShrinkResult
+from shotbridge.image import shrink as shrink_image
 
 
 class _BadInput(Exception):
@@ -27,7 +28,9 @@ def _load_boxes(path: Path) -> tuple[list[Box], dict[str, Any]]:
         raise _BadInput(f"cannot read boxes from {path}: {e}") from e
     geometry: dict[str, Any] = {}
     if isinstance(doc, dict):
-        geometry = {k: doc[k] for k in ("device_pixel_ratio", "css_width", "css_height") if k in doc}
+        geometry = {
+            k: doc[k] for k in ("device_pixel_ratio", "css_width", "css_height") if k in doc
+        }
         doc = doc.get("boxes", [])
     if not isinstance(doc, list):
         raise _BadInput(f"{path}: expected a list of boxes or an object with 'boxes'")
@@ -58,10 +61,14 @@ def _kb(n: int) -> str:
 def _summary(name: str, r: ShrinkResult, out: str, thumb: str | None) -> str:
     t = r.timings_us
     stages = " ".join(
-        f"{k} {t[k] / 1000:.1f}" for k in ("decode", "resize", "draw", "encode", "thumbnail") if k in t
+        f"{k} {t[k] / 1000:.1f}"
+        for k in ("decode", "resize", "draw", "encode", "thumbnail")
+        if k in t
     )
     budget = f", budget: q{r.quality} x{r.scale_applied:.2f}" if r.downgraded else ""
-    thumb_part = f", thumb {r.thumb_width}x{r.thumb_height} {_kb(len(r.thumbnail))}" if thumb else ""
+    thumb_part = (
+        f", thumb {r.thumb_width}x{r.thumb_height} {_kb(len(r.thumbnail))}" if thumb else ""
+    )
     return (
         f"{name} {r.source_width}x{r.source_height} -> {out} {r.width}x{r.height} "
         f"{_kb(len(r.jpeg))} q{r.quality}{budget}{thumb_part}, {r.badges_drawn} badges, "
@@ -71,7 +78,9 @@ def _summary(name: str, r: ShrinkResult, out: str, thumb: str | None) -> str:
 
 @click.command()
 @click.argument("image", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("-o", "--output", help="Output JPEG (default NAME.ai.jpg beside IMAGE; '-' = stdout).")
+@click.option(
+    "-o", "--output", help="Output JPEG (default NAME.ai.jpg beside IMAGE; '-' = stdout)."
+)
 @click.option("--thumb", "thumb_path", help="Thumbnail path (default OUT's NAME.thumb.jpg).")
 @click.option(
     "--annotate",

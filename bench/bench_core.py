@@ -1,0 +1,291 @@
+"""Benchmark: the Rust image core vs the same pipeline in Pillow, on the screenshot corpus.
+
+One process, one run: for every corpus screenshot, as PNG and as JPEG q92 (converted in memory at
+startup), time decode -> resize to 1280 -> 50 labels -> q60 JPEG + 320 px thumbnail
+
+* with the core (``shotbridge.image.shrink``, the public API, so pydantic overhead included);
+* with Pillow (``draft()`` DCT scaling for JPEG, Lanczos, ImageDraw rectangles + text, libjpeg-turbo
+  ``save(quality=60, optimize=True, subsampling=4:2:0)``);
+* and, for JPEG inputs, the floor: libjpeg-turbo alone decoding DCT-scaled exactly as the core
+  does and encoding an output-sized and a thumbnail-sized image (``_core.turbo_floor``, timed in
+  Rust; no resampling, no labels).
+
+Memory: each (image, implementation) runs once in a fresh subprocess that reads the input, warms
+up on a tiny image, then reports the growth of ``ru_maxrss`` (peak RSS) across one call. That
+counts every allocator (Rust, libjpeg-turbo's malloc, Python) and is compared to the decoded
+source size (width x height x 3 bytes).
+
+Prints a Markdown table and saves it to bench/results-core.md.
+
+    python bench/bench_core.py [--reps 9] [--corpus DIR] [--no-memory]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import PIL
+from PIL import Image, ImageDraw, ImageFont
+from shotbridge import _core
+from shotbridge.image import Box, shrink
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO.parent / "shared" / "corpus" / "screens"
+RESULTS = REPO / "bench" / "results-core.md"
+N_LABELS = 50
+PALETTE = [(198, 40, 40), (21, 101, 192), (46, 125, 50), (106, 27, 154)]
+
+
+@dataclass(frozen=True)
+class Shot:
+    name: str
+    width: int
+    height: int
+    css_width: float
+    css_height: float
+    dpr: float
+
+
+def load_manifest(corpus: Path) -> list[Shot]:
+    with (corpus / "MANIFEST.tsv").open() as f:
+        return [
+            Shot(
+                r["file"],
+                int(r["width"]),
+                int(r["height"]),
+                float(r["css_width"]),
+                float(r["css_height"]),
+                float(r["device_pixel_ratio"]),
+            )
+            for r in csv.DictReader(f, delimiter="\t")
+        ]
+
+
+def label_boxes(shot: Shot) -> list[tuple[float, float, float, float]]:
+    """50 element-like boxes spread over the CSS viewport (10 columns x 5 rows)."""
+    cw, ch = shot.css_width / 10, shot.css_height / 5
+    return [(c * cw + 12, r * ch + 30, cw * 0.6, 24) for r in range(5) for c in range(10)]
+
+
+def fit(w: int, h: int, max_w: int = 1280, max_long: int = 1568) -> tuple[int, int]:
+    s = min(1.0, max_w / w, max_long / max(w, h))
+    return max(1, round(w * s)), max(1, round(h * s))
+
+
+# ---- the two implementations -------------------------------------------------------------------
+
+
+def core_pipeline(data: bytes, shot: Shot) -> int:
+    boxes = [Box(x=x, y=y, width=w, height=h) for x, y, w, h in label_boxes(shot)]
+    r = shrink(
+        data, boxes=boxes, device_pixel_ratio=shot.dpr, css_size=(shot.css_width, shot.css_height)
+    )
+    return len(r.jpeg)
+
+
+_FONT: ImageFont.FreeTypeFont | ImageFont.ImageFont | None = None
+
+
+def pillow_pipeline(data: bytes, shot: Shot) -> int:
+    global _FONT
+    if _FONT is None:
+        _FONT = ImageFont.load_default(size=12)
+    im = Image.open(io.BytesIO(data))
+    ow, oh = fit(*im.size)
+    if im.format == "JPEG":
+        im.draft("RGB", (ow, oh))  # libjpeg-turbo DCT scaling, like the core
+    im = im.convert("RGB")
+    if im.size != (ow, oh):
+        im = im.resize((ow, oh), Image.Resampling.LANCZOS)
+    draw = ImageDraw.Draw(im)
+    k = ow / shot.css_width
+    for i, (x, y, w, h) in enumerate(label_boxes(shot), start=1):
+        colour = PALETTE[i % len(PALETTE)]
+        x0, y0, x1, y1 = x * k, y * k, (x + w) * k, (y + h) * k
+        draw.rectangle((x0, y0, x1, y1), outline=colour, width=2)
+        tw = draw.textlength(str(i), font=_FONT)
+        draw.rectangle((x0, y0 - 16, x0 + tw + 8, y0), fill=colour, outline=(255, 255, 255))
+        draw.text((x0 + 4, y0 - 15), str(i), fill=(255, 255, 255), font=_FONT)
+    out = io.BytesIO()
+    im.save(out, "JPEG", quality=60, optimize=True, subsampling=2)
+    tw_, th_ = 320, max(1, round(oh * 320 / ow))
+    thumb = im.resize((tw_, th_), Image.Resampling.LANCZOS)
+    thumb.save(io.BytesIO(), "JPEG", quality=60, optimize=True, subsampling=2)
+    return out.tell()
+
+
+IMPLS: dict[str, Callable[[bytes, Shot], int]] = {"core": core_pipeline, "pillow": pillow_pipeline}
+
+
+# ---- memory (fresh subprocess per image and implementation) -------------------------------------
+
+
+def memory_child(impl: str, path: str, shot_fields: list[str]) -> None:
+    shot = Shot(shot_fields[0], *map(int, shot_fields[1:3]), *map(float, shot_fields[3:6]))
+    data = Path(path).read_bytes()
+    warm = io.BytesIO()
+    Image.new("RGB", (64, 48), (200, 200, 200)).save(warm, "PNG")
+    tiny = Shot("warm", 64, 48, 64, 48, 1.0)
+    IMPLS[impl](warm.getvalue(), tiny)  # loads fonts, libraries, lazy tables
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    IMPLS[impl](data, shot)
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(after - before)  # KiB on Linux
+
+
+def peak_extra_mib(impl: str, data: bytes, shot: Shot) -> float:
+    with tempfile.NamedTemporaryFile(suffix=".img") as f:
+        f.write(data)
+        f.flush()
+        fields = [shot.name, str(shot.width), str(shot.height)]
+        fields += [str(shot.css_width), str(shot.css_height), str(shot.dpr)]
+        out = subprocess.run(
+            [sys.executable, __file__, "--memory-child", impl, f.name, *fields],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    return int(out.strip()) / 1024
+
+
+# ---- timing --------------------------------------------------------------------------------------
+
+
+def median_ms(fn: Callable[[], object], reps: int) -> float:
+    fn()  # warm-up
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times) * 1000
+
+
+@dataclass
+class Row:
+    shot: Shot
+    fmt: str
+    core_ms: float
+    pillow_ms: float
+    floor_ms: float | None
+    core_mib: float | None
+    pillow_mib: float | None
+
+    @property
+    def speedup(self) -> float:
+        return self.pillow_ms / self.core_ms
+
+    @property
+    def decoded_mib(self) -> float:
+        return self.shot.width * self.shot.height * 3 / 2**20
+
+
+def measure(shots: list[Shot], corpus: Path, reps: int, memory: bool) -> list[Row]:
+    rows = []
+    for shot in shots:
+        png = (corpus / shot.name).read_bytes()
+        buf = io.BytesIO()
+        Image.open(io.BytesIO(png)).convert("RGB").save(buf, "JPEG", quality=92)
+        for fmt, data in (("PNG", png), ("JPEG q92", buf.getvalue())):
+            core = median_ms(lambda d=data, s=shot: core_pipeline(d, s), reps)
+            pil = median_ms(lambda d=data, s=shot: pillow_pipeline(d, s), reps)
+            floor = None
+            if fmt.startswith("JPEG"):
+                floor = statistics.median(_core.turbo_floor(data) for _ in range(reps + 1)) / 1000
+            mem_core = peak_extra_mib("core", data, shot) if memory else None
+            mem_pil = peak_extra_mib("pillow", data, shot) if memory else None
+            rows.append(Row(shot, fmt, core, pil, floor, mem_core, mem_pil))
+            print(f"  {shot.name} {fmt}: core {core:.1f} ms, Pillow {pil:.1f} ms", file=sys.stderr)
+    return rows
+
+
+def table(rows: list[Row]) -> str:
+    lines = [
+        "| image | input | source | core ms | Pillow ms | speedup | floor ms | core / floor "
+        "| core extra peak MiB (x decoded) | Pillow extra peak MiB |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        floor = f"{r.floor_ms:.1f}" if r.floor_ms else "-"
+        ratio = f"{r.core_ms / r.floor_ms:.2f}x" if r.floor_ms else "-"
+        mem = "-"
+        if r.core_mib is not None:
+            mem = f"{r.core_mib:.1f} ({r.core_mib / r.decoded_mib:.2f}x)"
+        pmem = f"{r.pillow_mib:.1f}" if r.pillow_mib is not None else "-"
+        lines.append(
+            f"| {r.shot.name} | {r.fmt} | {r.shot.width}x{r.shot.height} | {r.core_ms:.1f} "
+            f"| {r.pillow_ms:.1f} | {r.speedup:.1f}x | {floor} | {ratio} | {mem} | {pmem} |"
+        )
+    return "\n".join(lines)
+
+
+def summary(rows: list[Row]) -> str:
+    def med(values: list[float]) -> str:
+        return f"{statistics.median(values):.2f}x" if values else "-"
+
+    png = [r.speedup for r in rows if r.fmt == "PNG"]
+    jpg = [r.speedup for r in rows if r.fmt != "PNG"]
+    floors = [r.core_ms / r.floor_ms for r in rows if r.floor_ms]
+    mem = [r.core_mib / r.decoded_mib for r in rows if r.core_mib is not None]
+    lines = [
+        f"- median speedup over Pillow: **{med(png + jpg)}** (PNG {med(png)}, JPEG {med(jpg)});"
+        " target >= 5x",
+        f"- JPEG inputs, core / libjpeg-turbo floor: median **{med(floors)}**, "
+        f"max {max(floors):.2f}x; target <= 1.5x"
+        if floors
+        else "- floor: not measured",
+    ]
+    if mem:
+        lines.append(
+            f"- extra peak memory per call / decoded source: max **{max(mem):.2f}x**, "
+            f"median {statistics.median(mem):.2f}x; target <= 3x"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--memory-child":
+        memory_child(sys.argv[2], sys.argv[3], sys.argv[4:])
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--reps", type=int, default=9)
+    parser.add_argument("--no-memory", action="store_true")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    if not (args.corpus / "MANIFEST.tsv").is_file():
+        sys.exit(f"corpus not found: {args.corpus}")
+
+    rows = measure(load_manifest(args.corpus), args.corpus, args.reps, not args.no_memory)
+    env = (
+        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"Pillow {PIL.__version__} (libjpeg-turbo {PIL.features.version('jpg')}), "
+        f"median of {args.reps} runs after one warm-up; both single-threaded per call"
+    )
+    report = "\n\n".join(
+        [
+            "# Image core benchmark (bench/bench_core.py)",
+            env,
+            table(rows),
+            summary(rows),
+        ]
+    )
+    print(report)
+    args.out.write_text(report + "\n")
+
+
+if __name__ == "__main__":
+    main()

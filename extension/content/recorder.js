@@ -1,0 +1,242 @@
+// ISOLATED-world content script (document_start, top frame): records what the user does — click,
+// typing (one entry per field with its final value), select/checkbox changes, form submit and
+// Enter — with the target's best locators at that moment, and relays network entries from
+// content/network-main.js. The service worker keeps only the tracked tab's entries (lib/recorder.js).
+//
+// The page library (page/lib.js, a11y.js, selector.js) is listed before this file in the manifest,
+// so `__shotbridge` has role/name/selector helpers here. Only trusted events are recorded: the
+// page's own synthetic events are not user actions. Values of password and other secret fields
+// are never read: they are recorded as "<redacted>".
+(() => {
+  const L = /** @type {any} */ (globalThis).__shotbridge;
+  if (!L || L.recorderInstalled) return;
+  L.recorderInstalled = true;
+
+  const REDACTED = '<redacted>';
+  const MAX_VALUE = 500;
+  const TYPING_QUIET_MS = 700; // a field counts as "typed into" once input stops this long
+  const NET_EVENT = '__shotbridge_network__';
+  const SECRET_AUTOCOMPLETE = /(^|\s)(current-password|new-password|one-time-code|cc-number|cc-csc|cc-exp\S*)(\s|$)/i;
+  const TEXT_TYPES = new Set(['', 'text', 'email', 'tel', 'url', 'search', 'password', 'number',
+    'date', 'datetime-local', 'month', 'time', 'week']);
+  // Roles Playwright's getByRole understands for the elements users act on.
+  const ROLE_CANDIDATES = 'button, a[href], input, select, textarea, summary, [role], [contenteditable]';
+
+  /** @param {object} msg */
+  function send(msg) {
+    try {
+      chrome.runtime.sendMessage(msg).catch(() => {});
+    } catch {
+      // extension reloaded: this content script is orphaned
+    }
+  }
+
+  /** @param {Element} el */
+  function isSecret(el) {
+    if (el.localName !== 'input' && el.localName !== 'textarea') return false;
+    const type = (el.getAttribute('type') || '').toLowerCase();
+    return type === 'password' || SECRET_AUTOCOMPLETE.test(el.getAttribute('autocomplete') || '') ||
+      el.hasAttribute('data-shotbridge-mask');
+  }
+
+  /** @param {Element} el */
+  function isTextField(el) {
+    if (el.localName === 'textarea') return true;
+    if (el.localName === 'input') return TEXT_TYPES.has((el.getAttribute('type') || '').toLowerCase());
+    return /** @type {HTMLElement} */ (el).isContentEditable === true;
+  }
+
+  /** Elements a click on a descendant is meant for (a <span> inside a button → the button). */
+  const ACTIONABLE = 'a[href], button, input, select, textarea, summary, label, [role=button], [role=link], ' +
+    '[role=checkbox], [role=radio], [role=tab], [role=menuitem], [role=option], [role=switch], [onclick], [data-testid]';
+
+  /** @param {EventTarget | null} t */
+  function targetOf(t) {
+    let el = t instanceof Element ? t : null;
+    for (let n = el, depth = 0; n && depth < 8; n = L.composedParent(n), depth++) {
+      if (n.matches(ACTIONABLE)) return n;
+    }
+    return el;
+  }
+
+  /** Label text of a form field (first <label>), for getByLabel. @param {Element} el */
+  function labelOf(el) {
+    const labels = /** @type {any} */ (el).labels;
+    if (labels && labels.length) return L.clean(labels[0].innerText || labels[0].textContent, 100);
+    const ref = el.getAttribute('aria-labelledby');
+    if (ref) {
+      const node = document.getElementById(ref.trim().split(/\s+/)[0]);
+      if (node) return L.clean(node.textContent, 100);
+    }
+    return '';
+  }
+
+  /**
+   * How many elements on the page share this role+name / label / test id: a locator is only
+   * offered to the generator when it is unique now (Playwright's strict mode would refuse it).
+   * @param {Element} el
+   * @param {string} role
+   * @param {string} name
+   * @param {string} label
+   */
+  function uniqueness(el, role, name, label) {
+    let sameRole = 0;
+    let sameLabel = 0;
+    for (const other of document.querySelectorAll(ROLE_CANDIDATES)) {
+      const r = L.role(other);
+      if (role && name && r === role && L.accessibleName(other, r) === name) sameRole++;
+      if (label && labelOf(other) === label) sameLabel++;
+    }
+    const testid = el.getAttribute('data-testid');
+    let sameTestid = 0;
+    if (testid) {
+      try {
+        sameTestid = document.querySelectorAll(`[data-testid="${CSS.escape(testid)}"]`).length;
+      } catch {
+        sameTestid = 2;
+      }
+    }
+    return { role: sameRole === 1, label: sameLabel === 1, testid: sameTestid === 1 };
+  }
+
+  /** Everything the generator needs to find `el` again. @param {Element} el */
+  function describe(el) {
+    const role = L.role(el);
+    const name = L.accessibleName(el, role);
+    const label = labelOf(el);
+    const placeholder = el.getAttribute('placeholder') || '';
+    return {
+      selector: L.uniqueSelector(el),
+      tag: el.localName,
+      type: (el.getAttribute('type') || '').toLowerCase(),
+      role,
+      name,
+      // Playwright computes names like browsers do; a name we only got from the placeholder or a
+      // truncated text is a weak match, so the generator does not rely on it.
+      name_from_placeholder: !!name && name === L.clean(placeholder) && !label && !el.getAttribute('aria-label'),
+      label,
+      placeholder: L.clean(placeholder),
+      testid: el.getAttribute('data-testid') || '',
+      text: L.visibleText(el),
+      unique: uniqueness(el, role, name, label),
+    };
+  }
+
+  /** @param {Element} el */
+  function valueOf(el) {
+    if (isSecret(el)) return REDACTED;
+    const v = /** @type {HTMLElement} */ (el).isContentEditable && !('value' in el)
+      ? /** @type {HTMLElement} */ (el).innerText
+      : /** @type {HTMLInputElement} */ (el).value;
+    return String(v ?? '').slice(0, MAX_VALUE);
+  }
+
+  /** @param {string} kind @param {Element} el @param {object} [extra] */
+  function record(kind, el, extra = {}) {
+    let target;
+    try {
+      target = describe(el);
+    } catch (e) {
+      target = { selector: '', tag: el.localName, error: String(e && e.message) };
+    }
+    send({
+      type: 'shotbridge:action',
+      action: { kind, ...extra, target, url: location.href, title: document.title, time: Date.now() },
+    });
+  }
+
+  // ---- typing: one "fill" per field with its final value ----------------------------------------
+
+  /** @type {Map<Element, ReturnType<typeof setTimeout>>} */
+  const typing = new Map();
+
+  /** @param {Element} el */
+  function flushTyping(el) {
+    const timer = typing.get(el);
+    if (timer === undefined) return;
+    clearTimeout(timer);
+    typing.delete(el);
+    record('fill', el, { value: valueOf(el), secret: isSecret(el) });
+  }
+
+  function flushAll() {
+    for (const el of [...typing.keys()]) flushTyping(el);
+  }
+
+  window.addEventListener('input', (e) => {
+    if (!e.isTrusted) return;
+    const el = /** @type {Element} */ (e.composedPath()[0] || e.target);
+    if (!(el instanceof Element) || !isTextField(el)) return;
+    const previous = typing.get(el);
+    if (previous !== undefined) clearTimeout(previous);
+    typing.set(el, setTimeout(() => flushTyping(el), TYPING_QUIET_MS));
+  }, true);
+
+  window.addEventListener('change', (e) => {
+    if (!e.isTrusted) return;
+    const el = /** @type {Element} */ (e.composedPath()[0] || e.target);
+    if (!(el instanceof Element)) return;
+    if (isTextField(el)) {
+      flushTyping(el); // change on blur: the typing is done
+      return;
+    }
+    if (el.localName === 'select') {
+      const sel = /** @type {HTMLSelectElement} */ (el);
+      flushAll();
+      record('select', el, { value: sel.value, option: L.clean(sel.selectedOptions[0]?.textContent || '') });
+    }
+    // checkbox/radio: the click that toggled them is recorded (replaying it toggles them again)
+  }, true);
+
+  /** @type {Element | null} */
+  let lastLabelControl = null;
+  let lastLabelTime = 0;
+
+  window.addEventListener('click', (e) => {
+    if (!e.isTrusted) return;
+    const el = targetOf(e.composedPath()[0] || e.target);
+    if (!el) return;
+    // A click on a <label> also fires a click on its control: only the user's counts.
+    if (el === lastLabelControl && performance.now() - lastLabelTime < 100) return;
+    lastLabelControl = el.localName === 'label' ? /** @type {HTMLLabelElement} */ (el).control : null;
+    lastLabelTime = performance.now();
+    flushAll();
+    const input = /** @type {HTMLInputElement} */ (el);
+    const checkable = el.localName === 'input' && (input.type === 'checkbox' || input.type === 'radio');
+    record('click', el, checkable ? { checked: input.checked } : {});
+  }, true);
+
+  window.addEventListener('keydown', (e) => {
+    if (!e.isTrusted || e.key !== 'Enter' || e.isComposing) return;
+    const el = /** @type {Element} */ (e.composedPath()[0] || e.target);
+    if (!(el instanceof Element)) return;
+    flushAll();
+    record('press', el, { key: 'Enter' });
+  }, true);
+
+  window.addEventListener('submit', (e) => {
+    const form = /** @type {Element} */ (e.target);
+    if (!(form instanceof Element)) return;
+    flushAll();
+    // Submits follow a click or Enter (recorded already); the generator uses this to know a
+    // navigation or request came from the form, and does not replay it on its own.
+    record('submit', form, { via: (/** @type {SubmitEvent} */ (e)).submitter ? 'submitter' : 'script' });
+  }, true);
+
+  // Leaving the page: whatever was typed last still counts.
+  window.addEventListener('pagehide', flushAll, true);
+
+  // ---- network entries from the MAIN world ---------------------------------------------------
+
+  window.addEventListener(NET_EVENT, (e) => {
+    const detail = /** @type {CustomEvent} */ (e).detail;
+    if (typeof detail !== 'string' || detail.length > 64_000) return;
+    let entry;
+    try {
+      entry = JSON.parse(detail);
+    } catch {
+      return;
+    }
+    send({ type: 'shotbridge:network', entry });
+  });
+})();
