@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import PIL
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw, ImageFont, features
 from shotbridge import _core
 from shotbridge.image import Box, shrink
 
@@ -272,7 +272,7 @@ def main() -> None:
     rows = measure(load_manifest(args.corpus), args.corpus, args.reps, not args.no_memory)
     env = (
         f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"Pillow {PIL.__version__} (libjpeg-turbo {PIL.features.version('jpg')}), "
+        f"Pillow {PIL.__version__} (libjpeg-turbo {features.version('jpg')}), "
         f"median of {args.reps} runs after one warm-up; both single-threaded per call"
     )
     report = "\n\n".join(

@@ -6,12 +6,15 @@ import * as native from './lib/native.js';
 import * as tabs from './lib/tabs.js';
 import * as debuggerSessions from './lib/debugger.js';
 import * as pageErrors from './lib/page-errors.js';
+import * as recorder from './lib/recorder.js';
 import { handleRequest, EXTENSION_VERSION } from './lib/commands.js';
 import { PROTOCOL_VERSION, profileId } from './lib/identity.js';
 
 tabs.installListeners();
 tabs.setEmitter(native.sendEvent);
 debuggerSessions.installListeners();
+recorder.installListeners();
+recorder.setEmitter(native.sendEvent);
 
 native.configure({
   onMessage(msg) {

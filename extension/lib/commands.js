@@ -10,6 +10,7 @@ import { discover, pageInfo } from './inspect.js';
 import { elementAt, input, resolve } from './input.js';
 import { cdp } from './cdp.js';
 import * as pageErrors from './page-errors.js';
+import { recordConfig } from './recorder.js';
 
 export const EXTENSION_VERSION = chrome.runtime.getManifest().version;
 
@@ -42,6 +43,7 @@ const HANDLERS = {
   element_at: elementAt,
   resolve,
   cdp,
+  record_config: recordConfig,
 
   async errors(ctx) {
     await pageErrors.ready;

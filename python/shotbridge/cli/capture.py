@@ -216,6 +216,7 @@ def capture(
     finally:
         status.stop()
 
+    main_path.parent.mkdir(parents=True, exist_ok=True)
     main_path.write_bytes(result.pop("jpeg"))
     thumb_path.write_bytes(result.pop("thumbnail"))
     tiles = result.pop("tiles", None) or []
