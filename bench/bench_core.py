@@ -10,10 +10,11 @@ startup), time decode -> resize to 1280 -> 50 labels -> q60 JPEG + 320 px thumbn
   does and encoding an output-sized and a thumbnail-sized image (``_core.turbo_floor``, timed in
   Rust; no resampling, no labels).
 
-Memory: each (image, implementation) runs once in a fresh subprocess that reads the input, warms
-up on a tiny image, then reports the growth of ``ru_maxrss`` (peak RSS) across one call. That
-counts every allocator (Rust, libjpeg-turbo's malloc, Python) and is compared to the decoded
-source size (width x height x 3 bytes).
+Memory: each (image, implementation) runs once in a fresh subprocess that reads the input and
+warms up on a tiny image, then resets the kernel's RSS high-water mark (``/proc/self/clear_refs``)
+and reports peak RSS (``VmHWM``) minus the RSS before the call. That counts every allocator (Rust,
+libjpeg-turbo's malloc, Python) and is compared to the decoded source (width x height x 3 bytes).
+(``ru_maxrss`` is not used: a forked child inherits the parent's RSS as its starting peak.)
 
 Prints a Markdown table and saves it to bench/results-core.md.
 
@@ -27,7 +28,6 @@ import csv
 import io
 import os
 import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -133,6 +133,13 @@ IMPLS: dict[str, Callable[[bytes, Shot], int]] = {"core": core_pipeline, "pillow
 # ---- memory (fresh subprocess per image and implementation) -------------------------------------
 
 
+def _status_kib(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise RuntimeError(f"{field} not in /proc/self/status")
+
+
 def memory_child(impl: str, path: str, shot_fields: list[str]) -> None:
     shot = Shot(shot_fields[0], *map(int, shot_fields[1:3]), *map(float, shot_fields[3:6]))
     data = Path(path).read_bytes()
@@ -140,10 +147,12 @@ def memory_child(impl: str, path: str, shot_fields: list[str]) -> None:
     Image.new("RGB", (64, 48), (200, 200, 200)).save(warm, "PNG")
     tiny = Shot("warm", 64, 48, 64, 48, 1.0)
     IMPLS[impl](warm.getvalue(), tiny)  # loads fonts, libraries, lazy tables
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    # Peak RSS of this process only: ru_maxrss would include the parent's RSS at fork time, so
+    # reset the kernel's high-water mark (clear_refs "5") and read VmHWM afterwards.
+    Path("/proc/self/clear_refs").write_text("5")
+    before = _status_kib("VmRSS")
     IMPLS[impl](data, shot)
-    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(after - before)  # KiB on Linux
+    print(_status_kib("VmHWM") - before)  # KiB
 
 
 def peak_extra_mib(impl: str, data: bytes, shot: Shot) -> float:
@@ -256,6 +265,17 @@ def summary(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+NOTES = """Pipeline: decode -> fit 1280 px wide (long edge <= 1568) -> 50 labels -> q60 4:2:0
+optimized-Huffman JPEG + 320 px thumbnail. Core: `shotbridge.image.shrink` (Catmull-Rom resize,
+JPEG decoded DCT-scaled when the output is at most half the source). Pillow: `draft()` for JPEG,
+Lanczos, ImageDraw rectangles + text, `save(quality=60, optimize=True, subsampling=2)`.
+Floor: `_core.turbo_floor` = libjpeg-turbo (the core's static build) decoding DCT-scaled exactly as
+the core does + encoding an output-sized and a thumbnail-sized crop, no resampling, no labels.
+Memory: fresh subprocess per row, kernel RSS high-water mark (VmHWM, reset via clear_refs) minus
+RSS before the call; "x decoded" divides by width x height x 3. Timings on a shared 2-core
+machine are noisy: compare ratios within a row, and re-run for stable figures."""
+
+
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--memory-child":
         memory_child(sys.argv[2], sys.argv[3], sys.argv[4:])
@@ -272,7 +292,7 @@ def main() -> None:
     rows = measure(load_manifest(args.corpus), args.corpus, args.reps, not args.no_memory)
     env = (
         f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"Pillow {PIL.__version__} (libjpeg-turbo {features.version('jpg')}), "
+        f"Pillow {PIL.__version__} (libjpeg-turbo {features.version('libjpeg_turbo')}), "
         f"median of {args.reps} runs after one warm-up; both single-threaded per call"
     )
     report = "\n\n".join(
@@ -281,6 +301,7 @@ def main() -> None:
             env,
             table(rows),
             summary(rows),
+            NOTES,
         ]
     )
     print(report)

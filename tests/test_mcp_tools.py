@@ -78,7 +78,15 @@ def test_tools_are_listed_with_descriptions_schemas_and_annotations() -> None:
 
     async def scenario(c: mcp.Client) -> None:
         tools = {t.name: t for t in (await c.list_tools()).tools}
-        assert set(tools) == {"observe", "configure", "capture_screenshot", "interact"}
+        assert set(tools) == {
+            "observe",
+            "configure",
+            "capture_screenshot",
+            "interact",
+            "get_reproduction_script",
+            "generate_test",
+            "generate_bug_report",
+        }
         for tool in tools.values():
             assert tool.description and len(tool.description) < 800
             assert tool.output_schema is None  # images never go into structuredContent
@@ -90,7 +98,7 @@ def test_tools_are_listed_with_descriptions_schemas_and_annotations() -> None:
         assert tools["configure"].annotations.read_only_hint is False
         assert tools["interact"].annotations.read_only_hint is False
         observe = tools["observe"].input_schema["properties"]
-        assert observe["what"]["enum"] == ["page", "errors", "tabs"]
+        assert observe["what"]["enum"] == ["page", "errors", "tabs", "screenshots"]
         assert observe["max_annotations"]["minimum"] == 1
         assert observe["max_annotations"]["maximum"] == 100
         assert tools["configure"].input_schema["required"] == ["action"]
@@ -112,7 +120,8 @@ def test_configure_screenshot_mode_matrix_and_first_time_warning() -> None:
         r = await c.call_tool("configure", {"action": "capture"})
         assert texts(r) == [
             "Capture settings: screenshot_mode=off, mask_selectors=[] "
-            "(password fields are always masked)"
+            "(password fields are always masked), auto_screenshot={on_navigation: false, "
+            "on_error: true, on_action: false}, network=off"
         ]
 
         r = await c.call_tool(
@@ -171,7 +180,8 @@ def test_settings_reset_on_restart() -> None:
         ),
         (
             {"action": "capture", "settings": {"colour": "red"}},
-            "Unknown capture setting(s): colour. Valid settings: screenshot_mode, mask_selectors.",
+            "Unknown capture setting(s): colour. Valid settings: screenshot_mode, mask_selectors, "
+            "auto_screenshot, network.",
         ),
         ({"action": "capture", "settings": {"mask_selectors": "#x"}}, "must be a list of CSS"),
         ({"action": "capture", "settings": {"mask_selectors": [""]}}, "must be a list of CSS"),
@@ -314,7 +324,7 @@ def test_observe_tabs_with_none_tracked() -> None:
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        ({"what": "dom"}, "Unknown what='dom'. Valid values: page, errors, tabs."),
+        ({"what": "dom"}, "Unknown what='dom'. Valid values: page, errors, tabs, screenshots."),
         ({"what": "errors", "annotate_screenshot": True}, "only with what='page'"),
         (
             {"annotate_screenshot": True, "annotation_target": "links"},

@@ -29,6 +29,7 @@ from shotbridge.errors import CommandError, FrameError, ImageError, ShotbridgeEr
 from shotbridge.framing import NATIVE
 from shotbridge.link import ExtensionLink, Send
 from shotbridge.protocol import EXTENSION_ORIGIN, PROTOCOL_VERSION, ErrorCode, Request
+from shotbridge.recording import SCREENSHOT_SINKS, Recorder
 from shotbridge.shots import ShotRegistry
 
 log = logging.getLogger(__name__)
@@ -84,6 +85,11 @@ class Host:
             "events": self._events,
         }
         link.add_listener(self._on_event)
+        # Session memory (issue 6): timeline, screenshot buffer, automatic captures.
+        self.recorder = Recorder(link, self.shots)
+        self.commands.update(self.recorder.commands())
+        link.add_listener(self.recorder.on_event)
+        SCREENSHOT_SINKS.append(self.recorder.on_screenshot)
 
     async def serve(self, native: asyncio.StreamReader, send: Send) -> None:
         """Serve until the extension's stream ends or :meth:`stop`; then clean up."""
@@ -117,6 +123,9 @@ class Host:
         goodbye = {"event": "host_closing", "data": {"reason": self.closing_reason()}}
         await asyncio.gather(*(c.send(goodbye) for c in list(self.server.connections)))
         await self.server.close()
+        await self.recorder.close()
+        with contextlib.suppress(ValueError):
+            SCREENSHOT_SINKS.remove(self.recorder.on_screenshot)
         paths.remove_host_files(self.pid, self.runtime_dir)
         log.info("host %d stopped", self.pid)
 

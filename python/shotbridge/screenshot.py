@@ -29,6 +29,7 @@ from shotbridge.protocol import (
     ScrollTarget,
     Size,
 )
+from shotbridge.recording import publish_screenshot
 from shotbridge.shots import ShotRegistry
 
 
@@ -319,4 +320,5 @@ async def take(
             }
             for sid, (part, _), (_, origin, css_size) in zip(ids, done, parts, strict=True)
         ]
+    publish_screenshot(shots, result, raw_args)  # the session's screenshot buffer
     return result

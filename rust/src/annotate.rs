@@ -6,7 +6,7 @@ use crate::font::digits;
 use crate::geometry::{FRect, IRect};
 use crate::limits::MAX_BADGES;
 use crate::placement::{place, preferred, Slot};
-use crate::raster::{Raster, Rgb};
+use crate::raster::{Patch, Raster, Rgb};
 
 const OUTLINE_PX: i64 = 2;
 const PAD_X: i64 = 3;
@@ -58,8 +58,13 @@ fn touches(r: &FRect, w: u32, h: u32) -> bool {
     r.x0 < f64::from(w) && r.x1 >= 0.0 && r.y0 < f64::from(h) && r.y1 >= 0.0
 }
 
-/// Draw the first `MAX_BADGES` labels; later ones are ignored.
-pub fn annotate(img: &mut Raster, labels: &[Label]) -> Annotated {
+/// Draw the first `MAX_BADGES` labels; later ones are ignored. With `undo`, the pixels drawn
+/// over are saved there first (see `Raster::restore`).
+pub fn annotate(
+    img: &mut Raster,
+    labels: &[Label],
+    mut undo: Option<&mut Vec<Patch>>,
+) -> Annotated {
     let (img_w, img_h) = (i64::from(img.width), i64::from(img.height));
     let mut result = Annotated::default();
     let mut wanted = Vec::new();
@@ -70,29 +75,39 @@ pub fn annotate(img: &mut Raster, labels: &[Label]) -> Annotated {
             continue;
         };
         let target = rect.round();
-        draw_outline(img, target, colour(label.number));
+        for band in outline(target) {
+            if let Some(u) = undo.as_deref_mut() {
+                img.save(band, u);
+            }
+            img.fill_rect(band, colour(label.number));
+        }
         let (bw, bh) = badge_size(label.number);
         wanted.push(preferred(target, bw, bh, img_w, img_h));
         numbers.push(label.number);
     }
     // Badges go on top of every outline, so a later box never hides an earlier label.
     for (slot, &number) in place(&wanted, img_w, img_h).iter().zip(&numbers) {
+        if let Some(u) = undo.as_deref_mut() {
+            img.save(slot.rect(), u);
+        }
         draw_badge(img, *slot, number);
     }
     result.drawn = numbers.len() as u32;
     result
 }
 
-fn draw_outline(img: &mut Raster, r: IRect, rgb: Rgb) {
+/// The bands of a 2 px outline just inside `r` (the whole rect when it is that thin).
+fn outline(r: IRect) -> Vec<IRect> {
     let t = OUTLINE_PX;
     if r.width() <= 2 * t || r.height() <= 2 * t {
-        img.fill_rect(r, rgb);
-        return;
+        return vec![r];
     }
-    img.fill_rect(IRect::new(r.x0, r.y0, r.x1, r.y0 + t), rgb);
-    img.fill_rect(IRect::new(r.x0, r.y1 - t, r.x1, r.y1), rgb);
-    img.fill_rect(IRect::new(r.x0, r.y0 + t, r.x0 + t, r.y1 - t), rgb);
-    img.fill_rect(IRect::new(r.x1 - t, r.y0 + t, r.x1, r.y1 - t), rgb);
+    vec![
+        IRect::new(r.x0, r.y0, r.x1, r.y0 + t),
+        IRect::new(r.x0, r.y1 - t, r.x1, r.y1),
+        IRect::new(r.x0, r.y0 + t, r.x0 + t, r.y1 - t),
+        IRect::new(r.x1 - t, r.y0 + t, r.x1, r.y1 - t),
+    ]
 }
 
 fn draw_badge(img: &mut Raster, s: Slot, number: u32) {
@@ -138,7 +153,7 @@ mod tests {
                 number: 5,
             },
         ];
-        let a = annotate(&mut img, &labels);
+        let a = annotate(&mut img, &labels, None);
         assert_eq!(
             a,
             Annotated {
@@ -149,18 +164,32 @@ mod tests {
     }
 
     #[test]
+    fn undo_restores_the_unlabelled_image() {
+        let mut img = Raster::filled(300, 200, 3, [10, 200, 30]);
+        let before = img.clone();
+        let labels: Vec<_> = (1..=30)
+            .map(|n| label(f64::from(n * 7), 50.0, 40.0, 20.0, n))
+            .collect();
+        let mut undo = Vec::new();
+        annotate(&mut img, &labels, Some(&mut undo));
+        assert_ne!(img, before);
+        img.restore(&undo);
+        assert_eq!(img, before);
+    }
+
+    #[test]
     fn caps_at_max_badges() {
         let mut img = Raster::filled(1280, 720, 3, WHITE);
         let labels: Vec<_> = (1..=150)
             .map(|n| label(f64::from(n), 300.0, 30.0, 20.0, n))
             .collect();
-        assert_eq!(annotate(&mut img, &labels).drawn, 100);
+        assert_eq!(annotate(&mut img, &labels, None).drawn, 100);
     }
 
     #[test]
     fn badge_changes_pixels_with_white_digits() {
         let mut img = Raster::filled(100, 60, 3, [0, 0, 0]);
-        annotate(&mut img, &[label(20.0, 30.0, 40.0, 20.0, 7)]);
+        annotate(&mut img, &[label(20.0, 30.0, 40.0, 20.0, 7)], None);
         let (bw, bh) = badge_size(7);
         let fill = colour(7);
         let mut saw_fill = false;

@@ -16,7 +16,7 @@ use crate::limits::{
     check_dimensions, MAX_BADGES, MAX_QUALITY, MAX_SIDE, MIN_MAX_BYTES, MIN_QUALITY,
 };
 use crate::mask;
-use crate::raster::Raster;
+use crate::raster::{Patch, Raster};
 use crate::resize::{resize, resize_owned};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -181,8 +181,13 @@ fn css_rects(map: &Mapping, rects: impl Iterator<Item = CssRect>) -> Vec<Option<
         .collect()
 }
 
-/// Paint masks then labels onto a raster of size `size`.
-fn draw(img: &mut Raster, req: &Request<'_>, src: (u32, u32)) -> (u32, u32) {
+/// Paint masks then labels (saving what the labels cover into `undo`, if given).
+fn draw(
+    img: &mut Raster,
+    req: &Request<'_>,
+    src: (u32, u32),
+    undo: Option<&mut Vec<Patch>>,
+) -> (u32, u32) {
     let map = Mapping::new(&req.css, src, (img.width, img.height));
     let masks: Vec<FRect> = css_rects(&map, req.masks.iter().copied())
         .into_iter()
@@ -201,7 +206,7 @@ fn draw(img: &mut Raster, req: &Request<'_>, src: (u32, u32)) -> (u32, u32) {
             number: b.label,
         })
         .collect();
-    let a = annotate(img, &labels);
+    let a = annotate(img, &labels, undo);
     (a.drawn, a.offscreen)
 }
 
@@ -242,13 +247,15 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
     let base = resize_owned(decoded_px, out.0, out.1)?;
     clock.lap("resize");
 
-    // `base` stays unlabelled so a budget downscale can redraw crisp labels at the new size.
-    let mut labelled = base.clone();
-    let (badges_drawn, boxes_offscreen) = draw(&mut labelled, req, src);
+    // Labels record the pixels they cover, so a budget downscale can recover the unlabelled
+    // image and redraw crisp labels at the new size without a full copy kept around.
+    let mut current = base;
+    let mut undo = Vec::new();
+    let (badges_drawn, boxes_offscreen) = draw(&mut current, req, src, Some(&mut undo));
     clock.lap("draw");
 
     let mut encoder = Encoder::new()?;
-    let mut current = labelled;
+    let mut unlabelled: Option<Raster> = None;
     let main = budget::fit(
         out,
         opts.quality,
@@ -256,14 +263,19 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
         opts.max_bytes,
         |size, q| {
             if (current.width, current.height) != size {
-                let mut img = resize(&base, size.0, size.1)?;
-                draw(&mut img, req, src);
+                let base = unlabelled.get_or_insert_with(|| {
+                    let mut b = std::mem::take(&mut current);
+                    b.restore(&undo);
+                    b
+                });
+                let mut img = resize(base, size.0, size.1)?;
+                draw(&mut img, req, src, None);
                 current = img;
             }
             encoder.encode(&current, q)
         },
     )?;
-    drop(base);
+    drop(unlabelled);
     clock.lap("encode");
 
     // Thumbnail: from the same (final, labelled) pixels.

@@ -5,7 +5,7 @@ use crate::geometry::IRect;
 
 pub type Rgb = [u8; 3];
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Raster {
     pub width: u32,
     pub height: u32,
@@ -78,6 +78,43 @@ impl Raster {
     }
 }
 
+/// The pixels under a rectangle, saved before drawing over them so the drawing can be undone
+/// without keeping a copy of the whole image.
+#[derive(Debug, Clone)]
+pub struct Patch {
+    rect: IRect,
+    pixels: Vec<u8>,
+}
+
+impl Raster {
+    /// Save the pixels under `rect` (clipped) into `undo`.
+    pub fn save(&self, rect: IRect, undo: &mut Vec<Patch>) {
+        let Some(r) = rect.clip(self.bounds()) else {
+            return;
+        };
+        let (ch, stride) = (self.channels, self.stride());
+        let mut pixels = Vec::with_capacity((r.width() * r.height()) as usize * ch);
+        for y in r.y0..r.y1 {
+            let row = y as usize * stride;
+            pixels
+                .extend_from_slice(&self.data[row + r.x0 as usize * ch..row + r.x1 as usize * ch]);
+        }
+        undo.push(Patch { rect: r, pixels });
+    }
+
+    /// Put saved pixels back, newest first (patches may overlap).
+    pub fn restore(&mut self, undo: &[Patch]) {
+        let (ch, stride) = (self.channels, self.stride());
+        for p in undo.iter().rev() {
+            let span = p.rect.width() as usize * ch;
+            for (i, y) in (p.rect.y0..p.rect.y1).enumerate() {
+                let row = y as usize * stride + p.rect.x0 as usize * ch;
+                self.data[row..row + span].copy_from_slice(&p.pixels[i * span..(i + 1) * span]);
+            }
+        }
+    }
+}
+
 /// Composite RGBA over white in place (screenshots are opaque; transparent PNGs are rare and
 /// white is what a browser would show behind them). Leaves alpha at 255.
 pub fn flatten_alpha(data: &mut [u8]) {
@@ -117,6 +154,20 @@ mod tests {
         assert_eq!(r.pixel(1, 2), [0, 0, 0]);
         assert_eq!(r.pixel(2, 2), [255, 255, 255]);
         assert_eq!(r.pixel(0, 1), [255, 255, 255]);
+    }
+
+    #[test]
+    fn save_and_restore_undo_drawing() {
+        let mut r = Raster::new(5, 4, 3, (0..60).collect());
+        let before = r.clone();
+        let mut undo = Vec::new();
+        for rect in [IRect::new(1, 1, 4, 3), IRect::new(-2, 2, 2, 9)] {
+            r.save(rect, &mut undo);
+            r.fill_rect(rect, [255, 0, 0]);
+        }
+        assert_ne!(r, before);
+        r.restore(&undo);
+        assert_eq!(r, before);
     }
 
     #[test]

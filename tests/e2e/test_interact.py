@@ -78,6 +78,9 @@ def test_click_by_image_coordinates_and_by_label(ibrowser: HeadlessBrowser, page
     async def scenario(s: Session) -> None:
         # 800 px wide output: image px are not CSS px (scale 0.625), at either DPR.
         shot = await s.open(max_width=800)
+        done = await s.act(action="hover", selector="#count-btn")
+        assert done["hit"]["selector"] == "#count-btn"
+        assert await s.text("#hovered") == "hovered=yes"
         scale = shot["css_to_output_scale"]
         assert scale == pytest.approx(800 / 1280, abs=0.01)
         btn = label_of(shot, "#count-btn")

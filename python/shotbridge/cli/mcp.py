@@ -39,11 +39,22 @@ def _window(value: str) -> tuple[int, int]:
     show_default=True,
     help="Logging on stderr (stdout carries only the protocol).",
 )
+@click.option(
+    "--allow-cdp",
+    is_flag=True,
+    help="Let the model run raw Chrome DevTools Protocol commands on the tracked tab "
+    "(interact action=cdp). Off by default: CDP can read cookies and run script in the page.",
+)
 # For tests and benchmarks; the defaults are the documented limits.
 @click.option("--cooldown", type=click.FloatRange(0, 3600), default=5.0, hidden=True)
 @click.option("--session-limit", type=click.IntRange(0, 10_000), default=10, hidden=True)
 def mcp(
-    browser: str, window_size: str, log_level: str, cooldown: float, session_limit: int
+    browser: str,
+    window_size: str,
+    log_level: str,
+    allow_cdp: bool,
+    cooldown: float,
+    session_limit: int,
 ) -> None:
     """Serve the MCP tools observe, configure, capture_screenshot and interact over stdio.
 
@@ -66,6 +77,7 @@ def mcp(
     state = ServerState(
         connection=connection,
         budget=ScreenshotBudget(cooldown=cooldown, session_limit=session_limit),
+        allow_cdp=allow_cdp,
     )
     server = build_server(state, log_level=level)  # type: ignore[arg-type]
 

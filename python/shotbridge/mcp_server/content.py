@@ -40,7 +40,7 @@ def estimated_tokens(width: int, height: int) -> int:
 
 def image_facts(shot: dict[str, Any]) -> dict[str, Any]:
     """The metadata of one screenshot, as the JSON the annotated ``observe`` embeds."""
-    return {
+    facts = {
         "width": shot["width"],
         "height": shot["height"],
         "bytes": shot["bytes"],
@@ -50,6 +50,9 @@ def image_facts(shot: dict[str, Any]) -> dict[str, Any]:
         # image px per CSS px: multiply an annotation's bounds by this to find it in the image.
         "css_to_image_scale": shot.get("css_to_output_scale"),
     }
+    if shot.get("screenshot_id") is not None:
+        facts["screenshot_id"] = shot["screenshot_id"]  # interact(x, y, screenshot_id) pixels
+    return facts
 
 
 def describe_screenshot(
@@ -64,6 +67,12 @@ def describe_screenshot(
         f"{facts['quality']}, ≈{facts['estimated_tokens']:,} image tokens.",
         _masked_sentence(facts["masked_regions"]),
     ]
+    if shot.get("screenshot_id") is not None:
+        lines.append(
+            f"screenshot_id {shot['screenshot_id']}: interact x/y are pixels of this image."
+        )
+    for note in shot.get("notes") or []:
+        lines.append(note)
     if shot.get("truncated"):
         lines.append("Full page cut off at the maximum height.")
     for note in shot.get("unavailable") or []:

@@ -11,7 +11,7 @@ from mcp.server.mcpserver import MCPServer
 
 from shotbridge import __version__
 from shotbridge.mcp_server.state import ServerState
-from shotbridge.mcp_server.tools import capture, configure, interact, observe
+from shotbridge.mcp_server.tools import capture, configure, generate, interact, observe, screenshots
 
 log = logging.getLogger(__name__)
 
@@ -19,7 +19,9 @@ INSTRUCTIONS = """\
 shotbridge shows you the developer's own browser tab. Read structure before pixels: \
 observe(what="page") is cheap text; observe(what="errors") shows console errors. Ask for \
 pixels (capture_screenshot, or observe with annotate_screenshot=true for numbered labels mapped \
-to CSS selectors) only when the structure is not enough. Screenshots are limited to one per 5 s."""
+to CSS selectors) only when the structure is not enough. interact clicks, types, presses keys and \
+scrolls by selector, by label, or at pixels of a screenshot you were shown. Screenshots are \
+limited to one per 5 s."""
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 
@@ -43,6 +45,6 @@ def build_server(state: ServerState, *, log_level: LogLevel = "WARNING") -> MCPS
         log_level=log_level,
         lifespan=lifespan,
     )
-    for tool in (observe, configure, capture, interact):
+    for tool in (observe, configure, capture, interact, generate, screenshots):
         tool.register(server, state)
     return server

@@ -5,9 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from shotbridge.mcp_server.record_settings import (
+    DEFAULT_AUTO,
+    check_auto_screenshot,
+    check_network,
+)
+
 ScreenshotMode = Literal["off", "on", "errors_only"]
 SCREENSHOT_MODES: tuple[str, ...] = get_args(ScreenshotMode)
-SETTING_NAMES = ("screenshot_mode", "mask_selectors")
+SETTING_NAMES = ("screenshot_mode", "mask_selectors", "auto_screenshot", "network")
 
 SENSITIVE_WARNING = (
     "Screenshots may contain sensitive page content (passwords, PII). "
@@ -29,6 +35,10 @@ class CaptureSettings:
 
     screenshot_mode: ScreenshotMode = "off"
     mask_selectors: list[str] = field(default_factory=list)
+    # Recording (kept by the host; see mcp_server/session.py): which events make the host take a
+    # screenshot, and whether fetch/XHR traffic is recorded.
+    auto_screenshot: dict[str, bool] = field(default_factory=lambda: dict(DEFAULT_AUTO))
+    network: bool = False
     # The privacy warning is shown once per server process, the first time screenshots are enabled.
     warned: bool = False
 
@@ -43,7 +53,8 @@ class CaptureSettings:
         if not settings:
             raise SettingsError(
                 f"settings is empty. Valid settings: {', '.join(SETTING_NAMES)} "
-                f"(screenshot_mode: {' | '.join(SCREENSHOT_MODES)}; mask_selectors: list of CSS)."
+                f"(screenshot_mode: {' | '.join(SCREENSHOT_MODES)}; mask_selectors: list of CSS; "
+                "auto_screenshot: {on_navigation, on_error, on_action}; network: bool)."
             )
         mode = settings.get("screenshot_mode", self.screenshot_mode)
         if mode not in SCREENSHOT_MODES:
@@ -53,6 +64,15 @@ class CaptureSettings:
         selectors = self.mask_selectors
         if "mask_selectors" in settings:
             selectors = _check_selectors(settings["mask_selectors"])
+        try:
+            auto = (
+                {**self.auto_screenshot, **check_auto_screenshot(settings["auto_screenshot"])}
+                if "auto_screenshot" in settings
+                else self.auto_screenshot
+            )
+            network = check_network(settings.get("network", self.network))
+        except ValueError as exc:
+            raise SettingsError(str(exc)) from None
 
         changed: list[str] = []
         if "screenshot_mode" in settings:
@@ -61,6 +81,12 @@ class CaptureSettings:
         if "mask_selectors" in settings:
             self.mask_selectors = selectors
             changed.append(f"mask_selectors={selectors!r}")
+        if "auto_screenshot" in settings:
+            self.auto_screenshot = auto
+            changed.append(f"auto_screenshot={_flags(auto)}")
+        if "network" in settings:
+            self.network = network
+            changed.append(f"network={'on' if network else 'off'}")
         message = "Capture settings updated: " + ", ".join(changed)
         if mode != "off" and "screenshot_mode" in settings and not self.warned:
             self.warned = True
@@ -70,7 +96,9 @@ class CaptureSettings:
     def describe(self) -> str:
         return (
             f"Capture settings: screenshot_mode={self.screenshot_mode}, "
-            f"mask_selectors={self.mask_selectors!r} (password fields are always masked)"
+            f"mask_selectors={self.mask_selectors!r} (password fields are always masked), "
+            f"auto_screenshot={_flags(self.auto_screenshot)}, "
+            f"network={'on' if self.network else 'off'}"
         )
 
     def auto_screenshot_for(self, what: str) -> bool:
@@ -78,6 +106,10 @@ class CaptureSettings:
         if self.screenshot_mode == "on":
             return True
         return self.screenshot_mode == "errors_only" and what == "errors"
+
+
+def _flags(auto: dict[str, bool]) -> str:
+    return "{" + ", ".join(f"{k}: {'true' if v else 'false'}" for k, v in auto.items()) + "}"
 
 
 def _check_selectors(value: Any) -> list[str]:

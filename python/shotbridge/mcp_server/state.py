@@ -21,3 +21,5 @@ class ServerState:
     connection: Connection
     settings: CaptureSettings = field(default_factory=CaptureSettings)
     budget: ScreenshotBudget = field(default_factory=ScreenshotBudget)
+    # interact(action="cdp") runs raw DevTools commands only when `shotctl mcp --allow-cdp`.
+    allow_cdp: bool = False

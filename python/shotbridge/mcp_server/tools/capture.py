@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, ToolAnnotations
+from mcp.types import CallToolResult, ContentBlock, ToolAnnotations
 from pydantic import Field
 
 from shotbridge.mcp_server import content, shots
@@ -16,7 +16,11 @@ DESCRIPTION = """\
 Screenshot of the tracked browser tab as a JPEG sized for the model (≤1280 px wide, \
 ≤500 KB), with a text summary (URL, size, bytes, quality, estimated image tokens, masked \
 regions). Password fields are always painted over. Prefer observe(what="page") first: ask for \
-pixels only when layout or visuals matter. Limited to one screenshot per 5 s."""
+pixels only when layout or visuals matter. Limited to one screenshot per 5 s.
+scroll first scrolls the page ("top", "bottom", a y offset in CSS px, or a CSS selector to bring \
+into view); selector captures one element; full_page captures the whole page (up to 16 384 CSS \
+px) as several tiles in order, each its own image. Each image has a screenshot_id: \
+interact(x, y, screenshot_id) takes its pixels."""
 
 
 def register(server: MCPServer, state: ServerState) -> None:
@@ -38,18 +42,34 @@ def register(server: MCPServer, state: ServerState) -> None:
             Field(description="CSS selector of one element to capture instead of the viewport."),
         ] = None,
         full_page: Annotated[
-            bool, Field(description="Capture the whole scrollable page, not just the viewport.")
+            bool,
+            Field(
+                description="Capture the whole scrollable page, not just the viewport; long pages "
+                "come back as several tiles, top to bottom."
+            ),
         ] = False,
+        scroll: Annotated[
+            str | float | None,
+            Field(
+                description='Scroll first: "top", "bottom", a y offset in CSS px, or a CSS '
+                "selector to bring into view."
+            ),
+        ] = None,
     ) -> CallToolResult:
         if selector is not None and not selector.strip():
             raise ToolError("selector is empty: pass a CSS selector, or omit it for the viewport.")
         if selector and full_page:
             raise ToolError("Pass either selector or full_page, not both.")
-        args = shots.screenshot_args(state, selector=selector, full_page=full_page or None)
+        args = shots.screenshot_args(
+            state, selector=selector, full_page=full_page or None, scroll=_scroll_arg(scroll)
+        )
         shot = await shots.explicit(state, args, selector=selector)
         if isinstance(shot, CallToolResult):
             return shot
         scope = f"element {selector!r}" if selector else "full page" if full_page else "viewport"
+        tiles = shot.get("tiles") or []
+        if len(tiles) > 1:
+            return content.result(_tile_blocks(shot, tiles), tool="capture_screenshot")
         return content.result(
             [
                 content.image(shot["jpeg"]),
@@ -57,3 +77,42 @@ def register(server: MCPServer, state: ServerState) -> None:
             ],
             tool="capture_screenshot",
         )
+
+
+def _scroll_arg(scroll: str | float | None) -> str | dict[str, Any] | None:
+    """ "top" / "bottom", a y offset (number or numeric text), or else a selector."""
+    if scroll is None:
+        return None
+    if isinstance(scroll, int | float):
+        return {"y": float(scroll)}
+    value = scroll.strip()
+    if not value:
+        raise ToolError('scroll is empty: pass "top", "bottom", a y offset or a CSS selector.')
+    if value.lower() in ("top", "bottom"):
+        return value.lower()
+    try:
+        return {"y": float(value)}
+    except ValueError:
+        return {"selector": value}
+
+
+def _tile_blocks(shot: dict[str, Any], tiles: list[dict[str, Any]]) -> list[ContentBlock]:
+    """A full page in tiles: the summary, then each tile's image with its own text block."""
+    total = tiles[-1]["css_y"] + tiles[-1]["css_height"]
+    blocks: list[ContentBlock] = [
+        content.text(
+            content.describe_screenshot(shot, scope="full page")
+            + f"\nThe page ({total:.0f} CSS px) comes as {len(tiles)} tiles, top to bottom."
+        )
+    ]
+    for i, tile in enumerate(tiles, start=1):
+        blocks.append(content.image(tile["jpeg"]))
+        blocks.append(
+            content.text(
+                f"Tile {i}/{len(tiles)}: page CSS y {tile['css_y']:.0f}–"
+                f"{tile['css_y'] + tile['css_height']:.0f}, {tile['width']}×{tile['height']} px, "
+                f"{tile['bytes']:,} bytes; screenshot_id {tile['screenshot_id']} "
+                "(interact x/y are pixels of this tile)."
+            )
+        )
+    return blocks

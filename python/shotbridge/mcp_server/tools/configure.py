@@ -9,7 +9,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from shotbridge.mcp_server import content
+from shotbridge.mcp_server import content, session
 from shotbridge.mcp_server.failures import to_tool_error
 from shotbridge.mcp_server.settings import SCREENSHOT_MODES, SettingsError
 from shotbridge.mcp_server.state import REQUEST_TIMEOUT_S, ServerState
@@ -22,7 +22,10 @@ action="capture" with settings: screenshot_mode ({" | ".join(SCREENSHOT_MODES)};
 "on" appends a fresh screenshot to every observe result, "errors_only" only to \
 observe(what="errors"); auto screenshots are limited to one per 5 s and 10 per session. \
 mask_selectors: CSS selectors painted over in every image (password fields always are). \
-With no settings, shows the current ones.
+auto_screenshot: {{on_navigation, on_error, on_action}} booleans: which events make the browser's \
+host keep a screenshot in the session buffer (default only on_error; at most one per 5 s; see \
+observe(what="screenshots")). network: true records fetch/XHR requests (method, URL, status, \
+bodies ≤10 KB) for generate_test fixtures. With no settings, shows the current ones.
 action="track" with tab_id (from observe(what="tabs")): the tab every tool acts on."""
 
 
@@ -68,6 +71,8 @@ def register(server: MCPServer, state: ServerState) -> None:
                 message = state.settings.apply(settings)
             except SettingsError as exc:
                 raise ToolError(str(exc)) from None
+            if session.touches_recording(settings):
+                await session.push(state, settings)  # the host records and auto-captures
             return content.result([content.text(message)], tool="configure")
         if action == "track":
             if tab_id is None:

@@ -1,27 +1,41 @@
-"""``interact``: act on the tracked tab. For now one action, navigate."""
+"""``interact``: act on the tracked tab: navigate, click, hover, type, press keys, scroll, raw CDP.
+
+Navigation goes straight to the extension's ``navigate``; every other action is the host's
+``interact`` command, which maps screenshot pixels and labels to the page (shotbridge.interact).
+"""
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, ToolAnnotations
+from mcp.types import CallToolResult, ContentBlock, ToolAnnotations
 from pydantic import Field
 
-from shotbridge.mcp_server import content
+from shotbridge.mcp_server import content, shots
 from shotbridge.mcp_server.failures import to_tool_error
+from shotbridge.mcp_server.ratelimit import Refusal
 from shotbridge.mcp_server.state import NAVIGATE_TIMEOUT_MS, ServerState
 
-ACTIONS = ("navigate",)
+ACTIONS = ("navigate", "click", "hover", "type", "keypress", "scroll", "cdp")
 NAVIGATIONS = ("url", "back", "forward", "reload")
 SCHEMES = ("http", "https", "file", "about", "data")
+BUTTONS = ("left", "right", "middle")
+INPUT_TIMEOUT_MS = 15_000
+CDP_TEXT_MAX = 20_000
 
 DESCRIPTION = """\
-Act on the tracked browser tab. action="navigate": open url in the tracked tab (a new tab when \
-none is tracked, or with new_tab=true) and wait for it to load; navigation="back" | "forward" | \
-"reload" moves through history instead. Then observe(what="page") to see the result."""
+Act on the tracked tab with trusted mouse/keyboard input. Read structure first (observe \
+what="page") and prefer selector or label (from an annotated screenshot) over pixels; use x, y \
+(pixels of screenshot_id, default the latest, mapped exactly to the page) only when structure is \
+not enough. Coordinates and labels are refused after the tab navigated to another URL: take a \
+fresh screenshot. Actions: click, hover, type (focuses the target, inserts text), keypress \
+("Enter", "Control+A"), scroll (delta, to, or a target into view), navigate (url or \
+navigation), cdp (raw DevTools command; only with --allow-cdp). The result names the element hit \
+and the URL and scroll after the page settled; include_screenshot=true adds a screenshot."""
 
 
 def register(server: MCPServer, state: ServerState) -> None:
@@ -41,10 +55,50 @@ def register(server: MCPServer, state: ServerState) -> None:
         action: Annotated[
             str,
             Field(
-                description="What to do. Available: navigate.",
+                description="What to do: " + ", ".join(ACTIONS) + ".",
                 json_schema_extra={"enum": list(ACTIONS)},
             ),
         ],
+        selector: Annotated[
+            str | None, Field(description="CSS selector of the element to act on.")
+        ] = None,
+        label: Annotated[
+            int | None,
+            Field(ge=1, description="Number of a label in the latest annotated screenshot."),
+        ] = None,
+        x: Annotated[
+            float | None, Field(description="Horizontal pixel in the screenshot's image.")
+        ] = None,
+        y: Annotated[
+            float | None, Field(description="Vertical pixel in the screenshot's image.")
+        ] = None,
+        screenshot_id: Annotated[
+            int | None,
+            Field(description="Which screenshot x/y (or label) refer to; default the latest."),
+        ] = None,
+        text: Annotated[str | None, Field(description="Text to type (action=type).")] = None,
+        clear: Annotated[
+            bool, Field(description="action=type: replace the field's content.")
+        ] = False,
+        key: Annotated[
+            str | None,
+            Field(description='action=keypress: "Enter", "Tab", "Escape", "Control+A", …'),
+        ] = None,
+        modifiers: Annotated[
+            list[str] | None,
+            Field(description="Keys held during click/keypress: Alt, Control, Meta, Shift."),
+        ] = None,
+        button: Annotated[
+            str,
+            Field(description="Mouse button for click.", json_schema_extra={"enum": list(BUTTONS)}),
+        ] = "left",
+        click_count: Annotated[int, Field(ge=1, le=3, description="2 = double click.")] = 1,
+        delta_x: Annotated[float, Field(description="action=scroll: CSS px to the right.")] = 0,
+        delta_y: Annotated[float, Field(description="action=scroll: CSS px down.")] = 0,
+        to: Annotated[
+            str | float | None,
+            Field(description='action=scroll: "top", "bottom", or a y offset in CSS px.'),
+        ] = None,
         url: Annotated[
             str | None, Field(description="Absolute URL to open (navigation=url).")
         ] = None,
@@ -58,20 +112,172 @@ def register(server: MCPServer, state: ServerState) -> None:
         new_tab: Annotated[
             bool, Field(description="Open url in a new tab, which becomes the tracked tab.")
         ] = False,
+        method: Annotated[
+            str | None, Field(description='action=cdp: e.g. "Page.captureScreenshot".')
+        ] = None,
+        params: Annotated[
+            dict[str, Any] | None, Field(description="action=cdp: the method's parameters.")
+        ] = None,
+        include_screenshot: Annotated[
+            bool, Field(description="Also return a screenshot taken after the action settles.")
+        ] = False,
     ) -> CallToolResult:
         if action not in ACTIONS:
+            raise ToolError(f"Unknown action {action!r}. Available actions: {', '.join(ACTIONS)}.")
+        if action == "navigate":
+            args = _navigate_args(navigation, url, new_tab)
+            try:
+                done = await state.connection.request(
+                    "navigate", args, timeout=NAVIGATE_TIMEOUT_MS / 1000 + 5
+                )
+            except Exception as exc:
+                raise to_tool_error(exc) from exc
+            blocks: list[ContentBlock] = [content.text(_navigated(navigation, done))]
+            if include_screenshot:
+                blocks += await _screenshot_blocks(state)
+            return content.result(blocks, tool="interact")
+        if action == "cdp" and not state.allow_cdp:
             raise ToolError(
-                f"Unknown action {action!r}. Available actions: {', '.join(ACTIONS)} "
-                "(click, type and others are not available yet)."
+                "Raw CDP is off. It is opt-in: the user must start the server with "
+                "`shotctl mcp --allow-cdp`."
             )
-        args = _navigate_args(navigation, url, new_tab)
+        if button not in BUTTONS:
+            raise ToolError(f"Unknown button {button!r}. Valid values: {', '.join(BUTTONS)}.")
+        if isinstance(to, str) and to not in ("top", "bottom"):
+            try:
+                to = float(to)
+            except ValueError:
+                raise ToolError('to must be "top", "bottom" or a y offset in CSS px.') from None
+        args = {
+            "action": action,
+            "selector": selector,
+            "label": label,
+            "x": x,
+            "y": y,
+            "screenshot_id": screenshot_id,
+            "text": text,
+            "clear": clear,
+            "key": key,
+            "modifiers": modifiers or [],
+            "button": button,
+            "click_count": click_count,
+            "delta_x": delta_x,
+            "delta_y": delta_y,
+            "to": to,
+            "method": method,
+            "params": params,
+            "allow_cdp": state.allow_cdp,
+            "timeout_ms": INPUT_TIMEOUT_MS,
+        }
+        args = {k: v for k, v in args.items() if v is not None}
+        ticket = None
+        if include_screenshot:
+            ticket = state.budget.acquire(auto=False)
+            if not isinstance(ticket, Refusal):
+                args["include_screenshot"] = True
+                args["screenshot"] = shots.screenshot_args(state)
         try:
             done = await state.connection.request(
-                "navigate", args, timeout=NAVIGATE_TIMEOUT_MS / 1000 + 5
+                "interact", args, timeout=INPUT_TIMEOUT_MS / 1000 + 25
             )
         except Exception as exc:
-            raise to_tool_error(exc) from exc
-        return content.result([content.text(_navigated(navigation, done))], tool="interact")
+            if ticket is not None and not isinstance(ticket, Refusal):
+                ticket.cancel()
+            raise to_tool_error(exc, selector=selector) from exc
+        if action == "cdp":
+            return content.result(_cdp_blocks(done), tool="interact")
+        blocks = [content.text(_acted(action, done))]
+        shot = done.get("screenshot")
+        if isinstance(ticket, Refusal):
+            blocks.append(content.text(f"[Screenshot not included: {ticket.reason}]"))
+        elif isinstance(shot, dict) and "jpeg" in shot:
+            blocks += [
+                content.image(shot["jpeg"]),
+                content.text(content.describe_screenshot(shot, prefix="Screenshot after it")),
+            ]
+        elif isinstance(shot, dict) and "error" in shot:
+            if ticket is not None and not isinstance(ticket, Refusal):
+                ticket.cancel()
+            blocks.append(content.text(f"[Screenshot unavailable: {shot['error']['message']}]"))
+        return content.result(blocks, tool="interact")
+
+
+async def _screenshot_blocks(state: ServerState) -> list[ContentBlock]:
+    shot = await shots.explicit(state, shots.screenshot_args(state))
+    if isinstance(shot, CallToolResult):  # cooldown
+        return [content.text("[Screenshot not included: rate-limited]")]
+    return [
+        content.image(shot["jpeg"]),
+        content.text(content.describe_screenshot(shot, prefix="Screenshot after it")),
+    ]
+
+
+VERBS = {
+    "click": "Clicked",
+    "hover": "Hovered",
+    "type": "Typed",
+    "keypress": "Pressed",
+    "scroll": "Scrolled",
+}
+
+
+def _describe(el: dict[str, Any] | None) -> str:
+    if not el:
+        return "nothing"
+    name = el.get("name") or el.get("text") or ""
+    role = el.get("role") or el.get("tag", "?")
+    where = el.get("selector", "?")
+    return f'{role} "{name}" ({where})' if name else f"{role} ({where})"
+
+
+def _acted(action: str, done: dict[str, Any]) -> str:
+    """A sentence for the model, then the facts as JSON."""
+    verb = VERBS.get(action, action)
+    where = ""
+    if done.get("point"):
+        p = done["point"]
+        where = f" at CSS ({p['x']:g}, {p['y']:g})"
+    hit = f"; hit {_describe(done.get('hit'))}" if done.get("hit") or done.get("point") else ""
+    lines = [f"{verb}{where}{hit}."]
+    if done.get("navigated"):
+        lines.append(f"The page navigated to {done.get('url')}.")
+    for note in done.get("notes") or []:
+        lines.append(note)
+    facts = {
+        k: done[k]
+        for k in (
+            "hit",
+            "focused",
+            "url",
+            "title",
+            "scroll",
+            "navigated",
+            "screenshot_id",
+            "label",
+            "scroll_corrected",
+            "retargeted",
+        )
+        if done.get(k) is not None
+    }
+    lines.append(json.dumps(facts, ensure_ascii=False, separators=(",", ":")))
+    return "\n".join(lines)
+
+
+def _cdp_blocks(done: dict[str, Any]) -> list[ContentBlock]:
+    image = done.get("image")
+    if isinstance(image, dict) and "jpeg" in image:
+        return [
+            content.image(image["jpeg"]),
+            content.text(
+                f"{done.get('method')}: the screenshot as a {image['width']}×{image['height']} px "
+                f"JPEG ({image['bytes']:,} bytes; captured at {image['source_width']}×"
+                f"{image['source_height']} px)."
+            ),
+        ]
+    body = json.dumps(done.get("result", {}), ensure_ascii=False)
+    if len(body) > CDP_TEXT_MAX:
+        body = body[:CDP_TEXT_MAX] + f"… [cut: {len(body):,} chars in all]"
+    return [content.text(f"{done.get('method')} → {body}")]
 
 
 def _navigate_args(navigation: str, url: str | None, new_tab: bool) -> dict[str, Any]:

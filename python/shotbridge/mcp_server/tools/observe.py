@@ -13,8 +13,9 @@ from pydantic import Field
 from shotbridge.mcp_server import content, shots
 from shotbridge.mcp_server.failures import invalid_selector, to_tool_error
 from shotbridge.mcp_server.state import REQUEST_TIMEOUT_S, ServerState
+from shotbridge.mcp_server.tools import screenshots
 
-WHATS = ("page", "errors", "tabs")
+WHATS = ("page", "errors", "tabs", "screenshots")
 TARGETS = ("interactive", "all_visible", "custom")
 TEXT_MAX = 100
 
@@ -22,7 +23,12 @@ DESCRIPTION = """\
 Look at the developer's browser tab. Start here: what="page" gives the page's structure (URL, \
 title, viewport, ready state, headings, form and interactive-element counts) as cheap text; \
 what="errors" gives console errors, uncaught exceptions and unhandled rejections; what="tabs" \
-lists open tabs and which one is tracked.
+lists open tabs and which one is tracked. With what="page", include_offscreen=true also lists the \
+interactive elements (selector, role, name, in_viewport), including those outside the viewport, \
+so you know what to act on by selector and when to scroll. what="screenshots" gives the \
+session's screenshot timeline (id, time, URL, trigger, the action before it; the last 20 are kept \
+as resources screenshot://{id} and screenshot://{id}/thumbnail) and recent navigations, actions \
+and errors; include_thumbnails=true adds the kept thumbnails as images.
 Set annotate_screenshot=true (with what="page") only when structure is not enough: it returns a \
 JPEG with numbered labels and a JSON map from each label to a unique CSS selector, role, \
 accessible name, text and bounds (CSS px)."""
@@ -46,7 +52,7 @@ def register(server: MCPServer, state: ServerState) -> None:
             str,
             Field(
                 description="page: structure of the tracked tab; errors: console errors; "
-                "tabs: open tabs.",
+                "tabs: open tabs; screenshots: the session's screenshot timeline.",
                 json_schema_extra={"enum": list(WHATS)},
             ),
         ] = "page",
@@ -69,6 +75,17 @@ def register(server: MCPServer, state: ServerState) -> None:
         max_annotations: Annotated[
             int, Field(ge=1, le=100, description="Most labels to draw, in reading order.")
         ] = 50,
+        include_offscreen: Annotated[
+            bool,
+            Field(
+                description="With what=page: also list interactive elements, including those "
+                "outside the viewport (each says in_viewport)."
+            ),
+        ] = False,
+        include_thumbnails: Annotated[
+            bool,
+            Field(description="With what=screenshots: add the kept 320 px thumbnails as images."),
+        ] = False,
     ) -> CallToolResult:
         if what not in WHATS:
             raise ToolError(f"Unknown what={what!r}. Valid values: {', '.join(WHATS)}.")
@@ -78,9 +95,14 @@ def register(server: MCPServer, state: ServerState) -> None:
                 raise ToolError("annotate_screenshot works only with what='page'.")
             return await _annotated(state, annotation_target, annotation_selector, max_annotations)
         if what == "page":
-            blocks = [content.json_text(await _page(state))]
+            page = await _page(state)
+            if include_offscreen:
+                page.update(await _elements(state))
+            blocks = [content.json_text(page)]
         elif what == "errors":
             blocks = [content.json_text(await _errors(state))]
+        elif what == "screenshots":
+            blocks = await screenshots.observe_blocks(state, include_thumbnails)
         else:
             blocks = [content.json_text(await _tabs(state))]
         if state.settings.auto_screenshot_for(what):
@@ -110,6 +132,30 @@ async def _page(state: ServerState) -> dict[str, Any]:
         "headings": info.get("headings", []),
         "form_count": _count(info.get("forms")),
         "interactive_count": _count(info.get("interactive_count")),
+    }
+
+
+async def _elements(state: ServerState) -> dict[str, Any]:
+    """Interactive elements in reading order, on screen or not (discover's include_offscreen)."""
+    found = await _request(
+        state, "discover", {"target": "interactive", "max": 100, "include_offscreen": True}
+    )
+    elements = [
+        {
+            "selector": e["selector"],
+            "tag": e.get("tag", ""),
+            "role": e.get("role", ""),
+            "name": e.get("name", ""),
+            "text": (e.get("text") or "")[:TEXT_MAX],
+            "bounds": e.get("bounds"),
+            "in_viewport": e.get("in_viewport", True),
+        }
+        for e in found.get("elements", [])
+    ]
+    return {
+        "elements": elements,
+        "elements_total": found.get("total_found", len(elements)),
+        "scroll": found.get("scroll"),
     }
 
 

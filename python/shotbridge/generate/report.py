@@ -1,0 +1,152 @@
+"""A Markdown bug report from a recorded session.
+
+Layout: title, facts (URL, time, severity), numbered steps each with its screenshot embedded as a
+``data:`` URI, the error, Expected / Actual, Environment, and the reproduction script. Full JPEGs
+are embedded while the whole set stays under 1 MB of base64; above that, every step gets its
+320 px thumbnail instead (a report that big is refused by chat clients and issue trackers).
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+from typing import Literal
+
+from shotbridge.generate.playwright import reproduction_script
+from shotbridge.generate.steps import Session, Step, build_steps, failing_step
+from shotbridge.timeline import ErrorEntry, NetworkEntry
+
+FULL_SET_LIMIT = 1_000_000  # bytes of base64 for all embedded images together
+
+Severity = Literal["high", "medium", "low"]
+
+
+def severity(errors: list[ErrorEntry], requests: list[NetworkEntry]) -> tuple[Severity, str]:
+    if any(e.kind in ("exception", "rejection") for e in errors):
+        return "high", "an uncaught exception or unhandled rejection"
+    if any(r.status >= 500 for r in requests):
+        return "high", "a server error response"
+    if errors:
+        return "medium", "console errors"
+    if any(r.status >= 400 for r in requests):
+        return "medium", "failed requests"
+    return "low", "no error was recorded"
+
+
+def data_uri(jpeg: bytes) -> str:
+    return "data:image/jpeg;base64," + base64.b64encode(jpeg).decode("ascii")
+
+
+def pick_images(session: Session, ids: list[int]) -> tuple[dict[int, bytes], bool]:
+    """The images to embed for ``ids`` and whether they are thumbnails (full set over 1 MB)."""
+    full = {i: session.images[i] for i in ids if i in session.images}
+    if sum(len(b) * 4 // 3 + 4 for b in full.values()) <= FULL_SET_LIMIT:
+        return full, False
+    return {i: session.thumbnails[i] for i in ids if i in session.thumbnails}, True
+
+
+def _when(t: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(t))
+
+
+def _fence(text: str, lang: str = "") -> str:
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return f"{fence}{lang}\n{text.rstrip()}\n{fence}"
+
+
+def bug_report(session: Session, *, title: str | None = None) -> str:
+    steps = build_steps(session)
+    failing = failing_step(steps)
+    errors = [e for s in steps for e in s.errors]
+    requests = [r for s in steps for r in s.requests]
+    level, why = severity(errors, requests)
+    first = errors[0] if errors else None
+    url = (first.url if first and first.url else None) or (failing.url if failing else "?")
+    when = first.time if first else (failing.time if failing else session.started)
+    heading = title or (
+        f"{first.message.splitlines()[0][:120]}" if first else f"Session {session.session}"
+    )
+    shot_ids = [s.screenshot_ids[0] for s in steps if s.screenshot_ids]
+    images, thumbs = pick_images(session, shot_ids)
+    kept = {m.id: m for m in session.screenshots}
+
+    out = [f"# Bug: {heading}", ""]
+    out += [
+        f"- **URL:** {url}",
+        f"- **Time:** {_when(when)}",
+        f"- **Severity:** {level} ({why})",
+        f"- **Session:** {session.session} ({len(steps)} steps, {len(errors)} errors)",
+        "",
+        "## Steps to reproduce",
+        "",
+    ]
+    if thumbs:
+        out += ["_Screenshots are 320 px thumbnails: the full set would pass 1 MB._", ""]
+    for step in steps:
+        out.append(f"{step.index}. {_step_text(step)}")
+        if step.screenshot_ids:
+            sid = step.screenshot_ids[0]
+            if sid in images:
+                out += ["", f"   ![Step {step.index} (screenshot {sid})]({data_uri(images[sid])})"]
+            else:
+                meta = kept.get(sid)
+                gone = " (evicted from the buffer)" if meta is not None and not meta.kept else ""
+                out += ["", f"   _Screenshot {sid} is not available{gone}._"]
+        out.append("")
+
+    out += ["## Error", ""]
+    if errors:
+        for e in errors[:10]:
+            where = f"{e.source}:{e.line}:{e.column}" if e.source else "unknown location"
+            step = next(s for s in steps if e in s.errors)
+            out += [
+                f"**{e.kind}** after step {step.index}, at {where}:",
+                "",
+                _fence(e.message),
+                "",
+            ]
+    else:
+        out += ["No console error, exception or rejection was recorded.", ""]
+    bad = [r for r in requests if r.status >= 400 or r.error]
+    if bad:
+        out += ["Failed requests:", ""]
+        out += [f"- `{r.method} {r.url}` → {r.status or r.error}" for r in bad[:10]]
+        out.append("")
+
+    out += ["## Expected", ""]
+    out += [
+        f"Step {failing.index if failing else '?'} ({_step_text(failing) if failing else '?'}) "
+        "completes without errors. _(Describe the expected result.)_",
+        "",
+        "## Actual",
+        "",
+    ]
+    if first:
+        out.append(f"The page reported: `{first.message.splitlines()[0][:300]}`.")
+    else:
+        out.append("_(Describe what went wrong.)_")
+    out.append("")
+
+    env = session.environment
+    out += ["## Environment", ""]
+    for label, key in (
+        ("Browser", "user_agent"),
+        ("Extension", "extension_version"),
+        ("Viewport", "viewport"),
+        ("Device pixel ratio", "device_pixel_ratio"),
+    ):
+        value = env.get(key)
+        if isinstance(value, dict):
+            value = f"{value.get('width')}×{value.get('height')} CSS px"
+        if value:
+            out.append(f"- **{label}:** {value}")
+    out += [f"- **Recorded:** {_when(session.started)}", ""]
+
+    out += ["## Reproduction script", "", _fence(reproduction_script(session), "js"), ""]
+    return "\n".join(out)
+
+
+def _step_text(step: Step) -> str:
+    return step.describe().replace("\n", " ")

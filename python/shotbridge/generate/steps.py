@@ -1,0 +1,207 @@
+"""From a recorded timeline to replayable steps.
+
+A step is a navigation the user made (``goto``/``reload``) or a user action. Navigations caused
+by an action (a link click, a submit) are not steps of their own: the action's step notes where it
+led (``navigates_to``), so the replay waits for that URL instead of jumping there. Form submits
+follow the click or Enter that caused them and are only replayed when nothing did (a script).
+Errors, network requests and screenshots are attached to the step they followed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from shotbridge.buffer import ShotMeta
+from shotbridge.protocol import Model
+from shotbridge.timeline import (
+    ENTRIES,
+    ActionEntry,
+    ErrorEntry,
+    NavEntry,
+    NetworkEntry,
+    ObservationEntry,
+    ShotEntry,
+    TimelineEntry,
+)
+
+NAV_FOLLOWS_ACTION_S = 3.0  # a navigation this soon after a click/Enter/submit is its result
+SUBMIT_FOLLOWS_S = 1.0
+
+
+class Session(Model):
+    """What the generators read: the host's ``timeline`` export, plus images when needed."""
+
+    session: str = ""
+    started: float = 0.0
+    entries: list[TimelineEntry] = Field(default_factory=list)
+    screenshots: list[ShotMeta] = Field(default_factory=list)
+    images: dict[int, bytes] = Field(default_factory=dict)  # full JPEGs of kept screenshots
+    thumbnails: dict[int, bytes] = Field(default_factory=dict)
+    environment: dict[str, Any] = Field(default_factory=dict)
+
+    @classmethod
+    def from_export(cls, export: dict[str, Any], **extra: Any) -> Session:
+        return cls(
+            session=export.get("session", ""),
+            started=export.get("started", 0.0),
+            entries=ENTRIES.validate_python(export.get("entries", [])),
+            screenshots=[ShotMeta.model_validate(m) for m in export.get("screenshots", [])],
+            **extra,
+        )
+
+    def of(self, kind: type[Any]) -> list[Any]:
+        return [e for e in self.entries if isinstance(e, kind)]
+
+
+class Step(Model):
+    index: int  # 1-based
+    kind: Literal["goto", "reload", "action"]
+    url: str  # the page the step happens on (goto: where it goes)
+    seq: int
+    time: float
+    action: ActionEntry | None = None
+    navigates_to: str | None = None  # the URL the action led to
+    errors: list[ErrorEntry] = Field(default_factory=list)
+    requests: list[NetworkEntry] = Field(default_factory=list)
+    screenshot_ids: list[int] = Field(default_factory=list)
+
+    @property
+    def changes_content(self) -> bool:
+        """Worth a visual assertion: navigations and actions that change what the page shows."""
+        if self.kind != "action" or self.action is None:
+            return True
+        if self.navigates_to:
+            return True
+        a = self.action
+        if a.kind in ("select", "press", "submit"):
+            return True
+        return a.kind == "click" and not _is_text_field(a)
+
+    def describe(self) -> str:
+        """One line for humans: 'Click button "Save"'."""
+        if self.kind == "goto":
+            return f"Open {self.url}"
+        if self.kind == "reload":
+            return f"Reload {self.url}"
+        assert self.action is not None
+        return describe_action(self.action) + (
+            f" (goes to {self.navigates_to})" if self.navigates_to else ""
+        )
+
+
+def _is_text_field(a: ActionEntry) -> bool:
+    t = a.target
+    return t.tag == "textarea" or (
+        t.tag == "input" and t.type not in ("checkbox", "radio", "submit", "button", "reset")
+    )
+
+
+def target_words(a: ActionEntry) -> str:
+    t = a.target
+    what = t.role or t.tag or "element"
+    name = t.name or t.label or t.text or t.placeholder
+    return f'{what} "{name}"' if name else f"{what} {t.selector}".strip()
+
+
+def describe_action(a: ActionEntry) -> str:
+    where = target_words(a)
+    if a.kind == "fill":
+        value = "<redacted>" if a.secret else repr(a.value or "")
+        return f"Type {value} into {where}"
+    if a.kind == "select":
+        return f"Select {a.option or a.value!r} in {where}"
+    if a.kind == "press":
+        return f"Press {a.key or 'Enter'} in {where}"
+    if a.kind == "submit":
+        return f"Submit {where}"
+    if a.checked is not None:
+        return f"{'Check' if a.checked else 'Uncheck'} {where}"
+    return f"Click {where}"
+
+
+def build_steps(session: Session) -> list[Step]:
+    steps: list[Step] = []
+    last_trigger: Step | None = None  # the latest click/press/submit step that may navigate
+    for e in sorted(session.entries, key=lambda x: x.seq):
+        if isinstance(e, NavEntry):
+            caused = (
+                last_trigger is not None
+                and last_trigger.navigates_to is None
+                and e.time - last_trigger.time <= NAV_FOLLOWS_ACTION_S
+                and last_trigger is steps[-1]
+            )
+            if caused and last_trigger is not None:
+                last_trigger.navigates_to = e.url
+                continue
+            kind: Literal["goto", "reload"] = (
+                "reload" if steps and steps[-1].url == e.url and _is_reload(steps) else "goto"
+            )
+            steps.append(Step(index=0, kind=kind, url=e.url, seq=e.seq, time=e.time))
+            last_trigger = None
+        elif isinstance(e, ActionEntry):
+            if e.kind == "submit" and _submit_covered(steps, e):
+                continue
+            if not steps:  # recording started on an already open page
+                steps.append(Step(index=0, kind="goto", url=e.url, seq=e.seq - 1, time=e.time))
+            step = Step(index=0, kind="action", url=e.url, seq=e.seq, time=e.time, action=e)
+            steps.append(step)
+            last_trigger = step if e.kind in ("click", "press", "submit") else None
+        elif steps and isinstance(e, ErrorEntry):
+            steps[-1].errors.append(e)
+        elif steps and isinstance(e, NetworkEntry):
+            steps[-1].requests.append(e)
+    for i, step in enumerate(steps, start=1):
+        step.index = i
+    _attach_screenshots(session, steps)
+    return steps
+
+
+def _is_reload(steps: list[Step]) -> bool:
+    # Same URL again with no action between: a reload (goto would do the same, but say so).
+    return steps[-1].kind in ("goto", "reload")
+
+
+def _submit_covered(steps: list[Step], submit: ActionEntry) -> bool:
+    """A submit right after a click or Enter was caused by it: replaying both submits twice."""
+    if not steps or steps[-1].action is None:
+        return False
+    prev = steps[-1].action
+    return prev.kind in ("click", "press") and submit.time - prev.time <= SUBMIT_FOLLOWS_S
+
+
+def _attach_screenshots(session: Session, steps: list[Step]) -> None:
+    by_action = {s.action.id: s for s in steps if s.action is not None}
+    for shot in session.of(ShotEntry):
+        step = by_action.get(shot.action_id or "") if shot.trigger == "action" else None
+        if step is None:  # the latest step before the screenshot
+            step = next((s for s in reversed(steps) if s.seq < shot.seq), None)
+        if step is not None:
+            step.screenshot_ids.append(shot.screenshot_id)
+
+
+def failing_step(steps: list[Step]) -> Step | None:
+    """The first step after which the page reported an error; else the last step."""
+    return next((s for s in steps if s.errors), steps[-1] if steps else None)
+
+
+def dynamic_selectors(session: Session) -> dict[str, set[str]]:
+    """Per URL, selectors whose text changed between two observations of that page with no user
+    action in between: clocks, counters, ids — content a screenshot comparison must mask."""
+    out: dict[str, set[str]] = {}
+    last: dict[str, ObservationEntry] = {}
+    for e in sorted(session.entries, key=lambda x: x.seq):
+        if isinstance(e, ActionEntry | NavEntry):
+            last.clear()  # what the user did may change the page: compare only quiet spans
+            continue
+        if not isinstance(e, ObservationEntry):
+            continue
+        prev = last.get(e.url)
+        if prev is not None:
+            before = prev.texts
+            changed = {sel for sel, text in e.texts.items() if before.get(sel, text) != text}
+            if changed:
+                out.setdefault(e.url, set()).update(changed)
+        last[e.url] = e
+    return out

@@ -1,0 +1,179 @@
+"""Generation tools over the recorded session: ``get_reproduction_script``, ``generate_test`` and
+``generate_bug_report``. The host keeps the session (timeline, screenshot buffer); the code and
+Markdown come from ``shotbridge.generate``, which is pure and unit-tested on its own."""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult, ContentBlock, ToolAnnotations
+from pydantic import Field
+
+from shotbridge.generate import playwright, report
+from shotbridge.generate.steps import Session
+from shotbridge.mcp_server import content, session, shots
+from shotbridge.mcp_server.state import REQUEST_TIMEOUT_S, ServerState
+
+log = logging.getLogger(__name__)
+
+# Screenshots returned as image blocks with a reproduction script: full JPEGs while they fit.
+IMAGES_BUDGET = 400_000
+
+
+def _annotations(title: str) -> ToolAnnotations:
+    return ToolAnnotations(
+        title=title,
+        read_only_hint=True,
+        destructive_hint=False,
+        idempotent_hint=True,
+        open_world_hint=False,
+    )
+
+
+EMPTY = (
+    "Nothing has been recorded yet in this session: the timeline holds the tracked tab's "
+    "navigations, clicks, typing, errors and (with configure network=true) requests from when "
+    "the browser connected. Use the page (or interact), then ask again."
+)
+
+
+async def _environment(state: ServerState) -> dict[str, Any]:
+    env: dict[str, Any] = {}
+    for cmd, keys in (
+        ("status", ("user_agent", "extension_version")),
+        ("page_info", ("viewport", "device_pixel_ratio")),
+    ):
+        try:
+            got = await state.connection.request(cmd, {}, timeout=REQUEST_TIMEOUT_S)
+        except Exception as exc:  # the environment is a nicety; the timeline is what matters
+            log.info("environment: %s unavailable: %s", cmd, exc)
+            continue
+        env.update({k: got[k] for k in keys if got.get(k) is not None})
+    return env
+
+
+async def load(state: ServerState, images: str | None = None) -> Session:
+    export = await session.timeline(state)
+    extra: dict[str, Any] = {"environment": await _environment(state)}
+    if images in ("full", "both"):
+        extra["images"] = await session.screenshot_images(state, "full")
+    if images in ("thumbnail", "both"):
+        extra["thumbnails"] = await session.screenshot_images(state, "thumbnail")
+    return Session.from_export(export, **extra)
+
+
+async def _finish(state: ServerState, blocks: list[ContentBlock], tool: str) -> CallToolResult:
+    if state.settings.screenshot_mode == "on":
+        blocks += await shots.auto_blocks(state)
+    return content.result(blocks, tool=tool)
+
+
+def _recorded(s: Session) -> bool:
+    return any(e.type in ("nav", "action") for e in s.entries)
+
+
+def register(server: MCPServer, state: ServerState) -> None:
+    @server.tool(
+        name="get_reproduction_script",
+        description="A Playwright script (plain `playwright`, run with node) that replays what "
+        "was recorded in the tracked tab — navigations, clicks, typing, selects, Enter — with "
+        "resilient locators (getByTestId, getByRole with name, getByLabel, then CSS). Password "
+        "values are never recorded. include_screenshots adds page.screenshot() after each step "
+        "and returns the matching buffered screenshots as images; include_fixtures recreates "
+        "the data the page showed from recorded POST/PUT requests (needs configure network=true "
+        "before the session).",
+        annotations=_annotations("Reproduction script"),
+        structured_output=False,
+    )
+    async def get_reproduction_script(
+        include_screenshots: Annotated[
+            bool, Field(description="Screenshot after each step, and the buffered ones here.")
+        ] = False,
+        include_fixtures: Annotated[
+            bool, Field(description="Recreate recorded POST/PUT data before replaying.")
+        ] = False,
+    ) -> CallToolResult:
+        s = await load(state, "both" if include_screenshots else None)
+        if not _recorded(s):
+            return content.result([content.text(EMPTY)], tool="get_reproduction_script")
+        code = playwright.reproduction_script(
+            s, include_screenshots=include_screenshots, include_fixtures=include_fixtures
+        )
+        blocks: list[ContentBlock] = [content.text(f"```js\n{code}```")]
+        if include_screenshots:
+            blocks += _step_images(s)
+        return await _finish(state, blocks, "get_reproduction_script")
+
+    @server.tool(
+        name="generate_test",
+        description="A @playwright/test spec replaying the recorded session. assert_visual adds "
+        "`await expect(page).toHaveScreenshot('step-N.png', {maxDiffPixels: 100})` after "
+        "navigations and content-changing actions (the first run writes the baselines); "
+        "mask_dynamic masks elements whose text changed on its own while recorded (clocks, "
+        "counters). assert_no_errors fails the test while the page reports the recorded "
+        "errors. include_fixtures: a test.beforeAll recreating recorded POST/PUT data "
+        "(GraphQL queries kept, login first, arrays trimmed, emails/passwords/tokens replaced).",
+        annotations=_annotations("Generate a Playwright test"),
+        structured_output=False,
+    )
+    async def generate_test(
+        assert_visual: Annotated[bool, Field(description="toHaveScreenshot assertions.")] = True,
+        include_fixtures: Annotated[
+            bool, Field(description="test.beforeAll recreating recorded POST/PUT data.")
+        ] = False,
+        mask_dynamic: Annotated[
+            bool, Field(description="Mask elements whose content changed on its own.")
+        ] = True,
+        assert_no_errors: Annotated[
+            bool, Field(description="Fail when the page reports console errors or exceptions.")
+        ] = True,
+    ) -> CallToolResult:
+        s = await load(state)
+        if not _recorded(s):
+            return content.result([content.text(EMPTY)], tool="generate_test")
+        code = playwright.test_spec(
+            s,
+            assert_visual=assert_visual,
+            include_fixtures=include_fixtures,
+            mask_dynamic=mask_dynamic,
+            assert_no_errors=assert_no_errors,
+        )
+        note = (
+            "Save as e.g. tests/session.spec.js; run `npx playwright test` (the first run with "
+            "--update-snapshots writes the baseline screenshots)."
+        )
+        return await _finish(state, [content.text(f"```js\n{code}```\n{note}")], "generate_test")
+
+    @server.tool(
+        name="generate_bug_report",
+        description="A Markdown bug report of the recorded session: URL, time, severity, "
+        "numbered steps each with its screenshot embedded (data URIs; thumbnails when the full "
+        "set would pass 1 MB), the error, Expected/Actual, environment and the reproduction "
+        "script.",
+        annotations=_annotations("Generate a bug report"),
+        structured_output=False,
+    )
+    async def generate_bug_report() -> CallToolResult:
+        s = await load(state, "both")
+        if not _recorded(s):
+            return content.result([content.text(EMPTY)], tool="generate_bug_report")
+        return await _finish(state, [content.text(report.bug_report(s))], "generate_bug_report")
+
+
+def _step_images(s: Session) -> list[ContentBlock]:
+    """The buffered screenshot of each step, full while under budget, then thumbnails."""
+    out: list[ContentBlock] = []
+    used = 0
+    for step, sid in playwright.screenshots_for_steps(s):
+        jpeg = s.images.get(sid)
+        kind = "screenshot"
+        if jpeg is None or used + len(jpeg) > IMAGES_BUDGET:
+            jpeg, kind = s.thumbnails.get(sid), "thumbnail"
+        if jpeg is None:
+            continue
+        used += len(jpeg)
+        out.append(content.text(f"step-{step.index}: {kind} {sid} — {step.describe()}"))
+        out.append(content.image(jpeg))
+    return out

@@ -1,0 +1,137 @@
+"""The session's screenshot buffer over MCP: resources ``screenshot://{id}`` and
+``screenshot://{id}/thumbnail`` (image/jpeg blobs), and ``observe(what="screenshots")``, the
+timeline of screenshots with what led to each (thumbnails as image blocks on request)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.types import ContentBlock
+
+from shotbridge.errors import CommandError
+from shotbridge.generate.steps import describe_action
+from shotbridge.mcp_server import content, session
+from shotbridge.mcp_server.state import REQUEST_TIMEOUT_S, ServerState
+from shotbridge.protocol import ErrorCode
+from shotbridge.timeline import ENTRY, ActionEntry, ErrorEntry, NavEntry
+
+RECENT_EVENTS = 60
+
+
+def register(server: MCPServer, state: ServerState) -> None:
+    async def read(raw_id: str, thumbnail: bool) -> bytes:
+        try:
+            shot_id = int(raw_id)
+        except ValueError:
+            raise ResourceError(f"screenshot id must be an integer, not {raw_id!r}") from None
+        try:
+            got = await state.connection.request(
+                "screenshot_get", {"id": shot_id, "thumbnail": thumbnail}, timeout=REQUEST_TIMEOUT_S
+            )
+        except CommandError as exc:
+            if exc.code == ErrorCode.NOT_FOUND:
+                raise ResourceError(exc.message) from None
+            raise ResourceError(f"cannot read screenshot {shot_id}: {exc.message}") from None
+        except Exception as exc:
+            raise ResourceError(f"cannot read screenshot {shot_id}: {exc}") from None
+        return bytes(got["jpeg"])
+
+    @server.resource(
+        "screenshot://{id}",
+        name="screenshot",
+        title="Buffered screenshot",
+        description="A JPEG from this session's screenshot buffer (the last 20 are kept); ids "
+        'come from observe(what="screenshots").',
+        mime_type="image/jpeg",
+    )
+    async def screenshot(id: str) -> bytes:
+        return await read(id, thumbnail=False)
+
+    @server.resource(
+        "screenshot://{id}/thumbnail",
+        name="screenshot_thumbnail",
+        title="Buffered screenshot, 320 px thumbnail",
+        description="The 320 px wide thumbnail of a buffered screenshot.",
+        mime_type="image/jpeg",
+    )
+    async def thumbnail(id: str) -> bytes:
+        return await read(id, thumbnail=True)
+
+
+def _clock(t: float) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(t)) + f".{int(t % 1 * 1000):03d}"
+
+
+def _event(entry: dict[str, Any]) -> dict[str, Any] | None:
+    """A compact line of the timeline for the model (no bodies, no observations)."""
+    e = ENTRY.validate_python(entry)
+    base = {"seq": e.seq, "time": _clock(e.time)}
+    if isinstance(e, NavEntry):
+        return {**base, "type": "navigation", "url": e.url, "title": e.title}
+    if isinstance(e, ActionEntry):
+        return {**base, "type": "action", "action_id": e.id, "what": describe_action(e)}
+    if isinstance(e, ErrorEntry):
+        return {**base, "type": "error", "kind": e.kind, "message": e.message[:300]}
+    if e.type == "screenshot":
+        return {**base, "type": "screenshot", "screenshot_id": entry["screenshot_id"]}
+    if e.type == "network":
+        return {
+            **base,
+            "type": "request",
+            "what": f"{entry['method']} {entry['url']} → {entry['status']}",
+        }
+    return None
+
+
+async def observe_blocks(state: ServerState, include_thumbnails: bool) -> list[ContentBlock]:
+    """observe(what="screenshots"): JSON timeline, then thumbnails (text + image) if asked."""
+    export = await session.request(state, "timeline", {"bodies": False})
+    actions = {
+        e["id"]: describe_action(ActionEntry.model_validate(e))
+        for e in export.get("entries", [])
+        if e.get("type") == "action"
+    }
+    shots = []
+    for m in export.get("screenshots", []):
+        item = {
+            "id": m["id"],
+            "time": _clock(m["time"]),
+            "url": m["url"],
+            "trigger": m["trigger"],
+            "action_id": m.get("action_id"),
+            "after": actions.get(m.get("action_id") or ""),
+            "width": m["width"],
+            "height": m["height"],
+            "bytes": m["bytes"],
+            "kept": m["kept"],
+        }
+        if m["kept"]:
+            item["resource"] = f"screenshot://{m['id']}"
+            item["thumbnail"] = f"screenshot://{m['id']}/thumbnail"
+        shots.append(item)
+    events = [ev for ev in map(_event, export.get("entries", [])) if ev is not None]
+    body = {
+        "session": export.get("session"),
+        "screenshots": shots,
+        "kept": sum(1 for s in shots if s["kept"]),
+        "auto_screenshot": export.get("config", {}).get("auto_screenshot"),
+        "recent_events": events[-RECENT_EVENTS:],
+        "hint": "Read a screenshot with the resource screenshot://{id} (or /thumbnail); "
+        "include_thumbnails=true shows the kept ones here.",
+    }
+    blocks: list[ContentBlock] = [content.json_text(body)]
+    if include_thumbnails and any(s["kept"] for s in shots):
+        images = await session.screenshot_images(state, "thumbnail")
+        for s in shots:
+            if s["id"] in images:
+                after = f", after {s['after']}" if s["after"] else ""
+                blocks.append(
+                    content.text(
+                        f"Screenshot {s['id']} thumbnail ({s['trigger']}{after}) of {s['url']}"
+                    )
+                )
+                blocks.append(content.image(images[s["id"]]))
+    return blocks

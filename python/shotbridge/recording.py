@@ -1,0 +1,344 @@
+"""Session memory in the host: the timeline, the screenshot buffer and automatic captures.
+
+The :class:`Recorder` listens to the extension's events (``nav``, ``action``, ``page_error``,
+``network``), sees every screenshot the host produces (``screenshot.SINKS``), and serves the bus
+commands ``timeline``, ``screenshots``, ``screenshot_get`` and ``record_config``.
+
+Automatic capture (``auto_screenshot``): after a completed navigation, a page error or a user
+action, a screenshot is taken once the page had a moment to paint; at most one per
+``min_interval_s`` (5 s). A trigger that comes during the cooldown is not dropped: the latest one
+is taken when the cooldown ends, so a burst of actions costs one screenshot showing their result.
+
+Observations (for ``mask_dynamic``): the page's visible texts (``discover all_visible``) are noted
+with every screenshot and twice after each completed navigation (right away and a second later).
+Two observations of the same URL with no user action between them that disagree on an element's
+text show dynamic content (clocks, counters, random ids) a visual assertion must mask.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from pydantic import Field
+
+from shotbridge import buffer
+from shotbridge.buffer import ScreenshotBuffer, ShotMeta
+from shotbridge.errors import CommandError
+from shotbridge.protocol import ErrorCode, Model
+from shotbridge.timeline import (
+    ActionEntry,
+    ErrorEntry,
+    NavEntry,
+    ObservationEntry,
+    ShotEntry,
+    Timeline,
+    Trigger,
+)
+
+log = logging.getLogger(__name__)
+
+SETTLE_S = {"navigation": 0.3, "error": 0.3, "action": 0.5}
+SECOND_LOOK_S = 1.0  # the second observation after a navigation
+OBSERVE_MAX = 100
+AUTO_TIMEOUT_MS = 10_000
+
+
+# Observers of every screenshot the host produces (``shotbridge.screenshot.take`` calls
+# :func:`publish_screenshot`): ``sink(shots, result, raw_args)``; each host adds its recorder.
+ScreenshotSink = Callable[[Any, dict[str, Any], dict[str, Any]], None]
+SCREENSHOT_SINKS: list[ScreenshotSink] = []
+
+
+def publish_screenshot(shots: Any, result: dict[str, Any], raw_args: dict[str, Any]) -> None:
+    """Hand a finished screenshot to the sinks; a failing sink never costs the caller its image."""
+    for sink in list(SCREENSHOT_SINKS):
+        try:
+            sink(shots, result, raw_args)
+        except Exception:
+            log.exception("screenshot sink failed")
+
+
+class Link(Protocol):
+    async def request(
+        self, cmd: str, args: dict[str, Any] | None = None, timeout: float = 15.0
+    ) -> dict[str, Any]: ...
+
+
+class AutoScreenshot(Model):
+    on_navigation: bool = False
+    on_error: bool = True
+    on_action: bool = False
+
+
+class RecordConfig(Model):
+    auto_screenshot: AutoScreenshot = Field(default_factory=AutoScreenshot)
+    network: bool = False
+    mask_selectors: list[str] = Field(default_factory=list)
+    min_interval_s: float = Field(5.0, ge=0, le=3600)
+    observe: bool = True  # note visible texts for mask_dynamic
+
+
+class RecordConfigArgs(Model):
+    """``record_config``: every field optional; absent ones keep their value."""
+
+    auto_screenshot: dict[str, bool] | None = None
+    network: bool | None = None
+    mask_selectors: list[str] | None = None
+    min_interval_s: float | None = Field(None, ge=0, le=3600)
+    observe: bool | None = None
+
+
+class Recorder:
+    def __init__(self, link: Link, shots: Any, *, clock: Any = time.monotonic) -> None:
+        self.link = link
+        self.shots = shots  # the host's ShotRegistry: only its screenshots are ours
+        self.timeline = Timeline()
+        self.buffer = ScreenshotBuffer()
+        self.config = RecordConfig()
+        self.clock = clock
+        self._last_auto: float | None = None
+        self._pending: tuple[Trigger, str | None] | None = None
+        self._pending_task: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._nav_done = 0
+
+    # ---- inputs ----------------------------------------------------------------------------
+
+    def on_event(self, event: dict[str, Any]) -> None:
+        """Link listener: one extension event."""
+        name = str(event.get("event"))
+        data = event.get("data") if isinstance(event.get("data"), dict) else {}
+        if name == "page_error" and not data.get("url"):
+            data = {**data, "url": self.timeline.current_url}
+        entry = self.timeline.from_event(name, data)
+        if entry is None:
+            return
+        if isinstance(entry, NavEntry):
+            if entry.complete and entry.seq != self._nav_done:  # once per load
+                self._nav_done = entry.seq
+                self._after_navigation(entry)
+        elif isinstance(entry, ErrorEntry):
+            if self.config.auto_screenshot.on_error:
+                self._auto("error", self._last_action_id())
+        elif (
+            isinstance(entry, ActionEntry)
+            and entry.kind != "submit"
+            and self.config.auto_screenshot.on_action
+        ):
+            self._auto("action", entry.id)
+
+    def on_screenshot(self, shots: Any, result: dict[str, Any], raw_args: dict[str, Any]) -> None:
+        """``screenshot.SINKS`` hook: every image the host produced goes into the buffer."""
+        if shots is not self.shots or result.get("screenshot_id") is None:
+            return
+        trigger = raw_args.get("trigger", "explicit")
+        if trigger not in ("navigation", "action", "error", "explicit"):
+            trigger = "explicit"
+        action_id = raw_args.get("action_id") or self._last_action_id()
+        meta = ShotMeta(
+            id=int(result["screenshot_id"]),
+            url=str(result.get("url") or ""),
+            title=str(result.get("title") or ""),
+            trigger=trigger,
+            action_id=action_id,
+            width=int(result.get("width") or 0),
+            height=int(result.get("height") or 0),
+        )
+        jpeg = bytes(result.get("jpeg") or b"")
+        self.buffer.add(meta, jpeg, bytes(result.get("thumbnail") or b""))
+        meta.file = buffer.write_copy(self.timeline.session, meta, jpeg)
+        self.timeline.add(
+            ShotEntry(
+                time=meta.time,
+                url=meta.url,
+                screenshot_id=meta.id,
+                trigger=trigger,
+                action_id=action_id,
+                bytes=meta.bytes,
+                width=meta.width,
+                height=meta.height,
+            )
+        )
+        if self.config.observe:
+            self._spawn(self._observe(meta.id))
+
+    def _last_action_id(self) -> str | None:
+        action = self.timeline.last_action
+        return action.id if action else None
+
+    # ---- automatic work ---------------------------------------------------------------------
+
+    def _spawn(self, coro: Any) -> asyncio.Task[Any] | None:
+        try:
+            task = asyncio.get_running_loop().create_task(coro)
+        except RuntimeError:  # no loop (a synchronous unit test): nothing to schedule
+            coro.close()
+            return None
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def _after_navigation(self, nav: NavEntry) -> None:
+        if self.config.observe:
+            self._spawn(self._observe_twice())
+        if self.config.auto_screenshot.on_navigation:
+            self._auto("navigation", self._last_action_id())
+
+    async def _observe_twice(self) -> None:
+        await asyncio.sleep(SETTLE_S["navigation"])
+        await self._observe(None)
+        await asyncio.sleep(SECOND_LOOK_S)
+        await self._observe(None)
+
+    async def _observe(self, screenshot_id: int | None) -> None:
+        try:
+            found = await self.link.request(
+                "discover", {"target": "all_visible", "max": OBSERVE_MAX}, timeout=5
+            )
+        except Exception as exc:  # a page mid-navigation, no tab: an observation less
+            log.debug("observation skipped: %s", exc)
+            return
+        texts: dict[str, str] = {}
+        for el in found.get("elements") or []:
+            selector, text = el.get("selector"), el.get("text") or el.get("name") or ""
+            if selector and text:
+                texts[str(selector)] = str(text)
+        self.timeline.add(
+            ObservationEntry(
+                url=str(found.get("url") or ""), screenshot_id=screenshot_id, texts=texts
+            )
+        )
+
+    def _auto(self, trigger: Trigger, action_id: str | None) -> None:
+        self._pending = (trigger, action_id)  # the latest trigger wins
+        if self._pending_task is None or self._pending_task.done():
+            self._pending_task = self._spawn(self._run_auto(SETTLE_S[trigger]))
+
+    async def _run_auto(self, settle: float) -> None:
+        await asyncio.sleep(settle)
+        while self._pending is not None:  # triggers that came during a capture or cooldown
+            wait = self._cooldown_left()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            trigger, action_id = self._pending
+            self._pending = None
+            self._last_auto = self.clock()
+            await self.capture(trigger, action_id)
+
+    def _cooldown_left(self) -> float:
+        if self._last_auto is None:
+            return 0.0
+        return max(0.0, self._last_auto + self.config.min_interval_s - self.clock())
+
+    async def capture(self, trigger: Trigger, action_id: str | None) -> dict[str, Any] | None:
+        """One automatic screenshot through the host's own pipeline (so it lands in the buffer)."""
+        from shotbridge import screenshot  # lazy: the core loads only where pixels are handled
+
+        args = {
+            "mask_selectors": list(self.config.mask_selectors),
+            "timeout_ms": AUTO_TIMEOUT_MS,
+            "trigger": trigger,
+            "action_id": action_id,
+        }
+        try:
+            return await screenshot.take(self.link, args, self.shots)  # type: ignore[arg-type]
+        except Exception as exc:
+            log.info("automatic %s screenshot failed: %s", trigger, exc)
+            return None
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(BaseException):
+                await task
+
+    # ---- bus commands ------------------------------------------------------------------------
+
+    def commands(self) -> dict[str, Any]:
+        return {
+            "timeline": self.cmd_timeline,
+            "screenshots": self.cmd_screenshots,
+            "screenshot_get": self.cmd_screenshot_get,
+            "record_config": self.cmd_record_config,
+        }
+
+    async def cmd_timeline(self, conn: Any, args: dict[str, Any]) -> dict[str, Any]:
+        kinds = args.get("kinds")
+        return {
+            "session": self.timeline.session,
+            "started": self.timeline.started,
+            "entries": self.timeline.export(
+                since=int(args.get("since") or 0),
+                kinds=list(kinds) if isinstance(kinds, list) else None,
+                bodies=bool(args.get("bodies", True)),
+            ),
+            "screenshots": [m.model_dump() for m in self.buffer.meta()],
+            "config": self.config.model_dump(),
+        }
+
+    async def cmd_screenshots(self, conn: Any, args: dict[str, Any]) -> dict[str, Any]:
+        """Metadata of every screenshot; ``images: thumbnail|full`` adds the kept ones' bytes."""
+        images = args.get("images", "none")
+        if images not in ("none", "thumbnail", "full"):
+            raise CommandError(ErrorCode.BAD_REQUEST, "images must be none, thumbnail or full")
+        wanted = args.get("ids")
+        out = []
+        for meta in self.buffer.meta():
+            if isinstance(wanted, list) and meta.id not in wanted:
+                continue
+            item = meta.model_dump()
+            shot = self.buffer.get(meta.id)
+            if shot is not None and images != "none":
+                item["jpeg"] = shot.thumbnail if images == "thumbnail" else shot.jpeg
+            out.append(item)
+        return {
+            "session": self.timeline.session,
+            "screenshots": out,
+            "held_bytes": self.buffer.held_bytes,
+        }
+
+    async def cmd_screenshot_get(self, conn: Any, args: dict[str, Any]) -> dict[str, Any]:
+        shot_id = args.get("id")
+        if not isinstance(shot_id, int):
+            raise CommandError(ErrorCode.BAD_REQUEST, "screenshot_get needs id (an integer)")
+        shot = self.buffer.get(shot_id)
+        if shot is None:
+            gone = self.buffer.evicted(shot_id)
+            why = (
+                f"Screenshot {shot_id} was evicted from the buffer (it keeps the last "
+                f"{self.buffer.keep}); its metadata is still in the timeline."
+                if gone
+                else f"No screenshot {shot_id} in this session."
+            )
+            raise CommandError(ErrorCode.NOT_FOUND, why)
+        thumb = bool(args.get("thumbnail"))
+        return {**shot.meta.model_dump(), "jpeg": shot.thumbnail if thumb else shot.jpeg}
+
+    async def cmd_record_config(self, conn: Any, args: dict[str, Any]) -> dict[str, Any]:
+        new = RecordConfigArgs.model_validate(args)
+        if new.auto_screenshot is not None:
+            unknown = set(new.auto_screenshot) - set(AutoScreenshot.model_fields)
+            if unknown:
+                raise CommandError(
+                    ErrorCode.BAD_REQUEST,
+                    f"unknown auto_screenshot field(s): {', '.join(sorted(unknown))}",
+                )
+        if new.network is not None:
+            # The extension owns the wrapper; only a confirmed change counts.
+            done = await self.link.request("record_config", {"network": new.network}, timeout=10)
+            self.config.network = bool(done.get("network", new.network))
+        if new.auto_screenshot is not None:
+            self.config.auto_screenshot = self.config.auto_screenshot.model_copy(
+                update=new.auto_screenshot
+            )
+        for name in ("mask_selectors", "min_interval_s", "observe"):
+            value = getattr(new, name)
+            if value is not None:
+                setattr(self.config, name, value)
+        return self.config.model_dump()

@@ -1,0 +1,268 @@
+"""MCP wiring of issue 5: interact's input actions and raw CDP, capture modes, observe offscreen.
+
+The bus is a FakeLink: these tests check what the tools send to the host and how they present
+its answers; tests/e2e/test_interact.py drives the real thing in Chromium.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import mcp
+from mcp.types import CallToolResult, ImageContent, TextContent
+from shotbridge.mcp_server import Connection, ServerState, build_server
+from shotbridge.mcp_server.ratelimit import ScreenshotBudget
+
+from tests.mcp_fakes import FakeClock, FakeLink, jpeg, screenshot_result
+
+Scenario = Callable[[mcp.Client], Awaitable[None]]
+
+CLICK_WITH_SHOT = {"action": "click", "selector": "#save", "include_screenshot": True}
+HIT = {"tag": "button", "role": "button", "name": "Save", "selector": "#save", "text": "Save"}
+
+
+def acted(args: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "action": args["action"],
+        "hit": HIT,
+        "point": {"x": 140, "y": 70},
+        "url": "http://127.0.0.1:8000/page.html",
+        "title": "Fixture page",
+        "scroll": {"x": 0, "y": 0},
+        "navigated": False,
+    }
+    if args.get("include_screenshot"):
+        out["screenshot"] = {**screenshot_result({}), "screenshot_id": 9}
+    if args["action"] == "cdp":
+        if args["method"] == "Page.captureScreenshot":
+            return {
+                "method": args["method"],
+                "result": {},
+                "image": {
+                    "jpeg": jpeg(),
+                    "width": 64,
+                    "height": 40,
+                    "bytes": 1000,
+                    "source_width": 128,
+                    "source_height": 80,
+                },
+            }
+        return {"method": args["method"], "result": {"result": {"value": 3}}}
+    return out
+
+
+class Harness:
+    def __init__(self, *, allow_cdp: bool = False, **handlers: Any) -> None:
+        self.link = FakeLink(**{"interact": acted, **handlers})
+
+        async def factory() -> FakeLink:
+            return self.link
+
+        self.state = ServerState(
+            connection=Connection(factory),
+            budget=ScreenshotBudget(clock=FakeClock()),
+            allow_cdp=allow_cdp,
+        )
+        self.server = build_server(self.state)
+
+    def run(self, scenario: Scenario) -> None:
+        async def main() -> None:
+            async with mcp.Client(self.server) as client:
+                await scenario(client)
+
+        asyncio.run(main())
+
+    def sent(self, cmd: str) -> list[dict[str, Any]]:
+        return [a for c, a in self.link.calls if c == cmd]
+
+
+def texts(result: CallToolResult) -> list[str]:
+    return [b.text for b in result.content if isinstance(b, TextContent)]
+
+
+def test_click_by_label_goes_to_the_host_and_says_what_was_hit() -> None:
+    h = Harness()
+
+    async def scenario(c: mcp.Client) -> None:
+        r = await c.call_tool("interact", {"action": "click", "label": 3, "click_count": 2})
+        assert not r.is_error
+        first = texts(r)[0]
+        assert first.startswith('Clicked at CSS (140, 70); hit button "Save" (#save).')
+        facts = json.loads(first.splitlines()[-1])
+        assert facts["hit"]["selector"] == "#save"
+
+    h.run(scenario)
+    [sent] = h.sent("interact")
+    assert sent["label"] == 3 and sent["click_count"] == 2
+    assert sent["allow_cdp"] is False and "include_screenshot" not in sent
+
+
+def test_pixels_type_keypress_and_scroll_arguments() -> None:
+    h = Harness()
+
+    async def scenario(c: mcp.Client) -> None:
+        for args in (
+            {"action": "type", "x": 10, "y": 20, "screenshot_id": 4, "text": "hi", "clear": True},
+            {"action": "keypress", "key": "Control+A"},
+            {"action": "scroll", "to": "bottom"},
+            {"action": "scroll", "delta_y": 300},
+            {"action": "hover", "selector": "#save"},
+        ):
+            assert not (await c.call_tool("interact", args)).is_error
+
+    h.run(scenario)
+    sent = h.sent("interact")
+    assert sent[0]["x"] == 10 and sent[0]["screenshot_id"] == 4 and sent[0]["clear"] is True
+    assert sent[1]["key"] == "Control+A"
+    assert sent[2]["to"] == "bottom"
+    assert sent[3]["delta_y"] == 300
+    assert sent[4]["selector"] == "#save"
+
+
+def test_include_screenshot_adds_an_image_and_uses_the_cooldown() -> None:
+    h = Harness()
+
+    async def scenario(c: mcp.Client) -> None:
+        r = await c.call_tool(
+            "interact", {"action": "click", "selector": "#save", "include_screenshot": True}
+        )
+        assert [b.type for b in r.content] == ["text", "image", "text"]
+        assert "screenshot_id 9" in texts(r)[1]
+        # A second one within the cooldown acts but says why there is no image.
+        r = await c.call_tool(
+            "interact", {"action": "click", "selector": "#save", "include_screenshot": True}
+        )
+        assert not r.is_error and "Screenshot not included" in texts(r)[-1]
+
+    h.run(scenario)
+    sent = h.sent("interact")
+    assert sent[0]["include_screenshot"] is True and "mask_selectors" in sent[0]["screenshot"]
+    assert "include_screenshot" not in sent[1]
+
+
+def test_stale_screenshot_is_reported_as_a_tool_error() -> None:
+    from shotbridge.errors import CommandError
+
+    err = CommandError("stale_screenshot", "The tab now shows http://b/; take a fresh screenshot.")
+    h = Harness(interact=err)
+
+    async def scenario(c: mcp.Client) -> None:
+        r = await c.call_tool("interact", {"action": "click", "x": 1, "y": 2})
+        assert r.is_error and "take a fresh screenshot" in texts(r)[0]
+
+    h.run(scenario)
+
+
+def test_cdp_is_refused_without_allow_cdp() -> None:
+    h = Harness()
+
+    async def scenario(c: mcp.Client) -> None:
+        r = await c.call_tool("interact", {"action": "cdp", "method": "Runtime.evaluate"})
+        assert r.is_error and "--allow-cdp" in texts(r)[0]
+
+    h.run(scenario)
+    assert h.sent("interact") == []
+
+
+def test_cdp_screenshot_comes_back_as_an_image() -> None:
+    h = Harness(allow_cdp=True)
+
+    async def scenario(c: mcp.Client) -> None:
+        r = await c.call_tool("interact", {"action": "cdp", "method": "Page.captureScreenshot"})
+        assert [b.type for b in r.content] == ["image", "text"]
+        assert isinstance(r.content[0], ImageContent)
+        r = await c.call_tool(
+            "interact",
+            {"action": "cdp", "method": "Runtime.evaluate", "params": {"expression": "1+2"}},
+        )
+        assert texts(r) == ['Runtime.evaluate → {"result": {"value": 3}}']
+
+    h.run(scenario)
+    assert all(a["allow_cdp"] is True for a in h.sent("interact"))
+
+
+def test_full_page_tiles_are_separate_images_each_with_text() -> None:
+    def tiled(args: dict[str, Any]) -> dict[str, Any]:
+        shot = {**screenshot_result(args), "screenshot_id": 1}
+        shot["tiles"] = [
+            {
+                "screenshot_id": 1 + i,
+                "jpeg": jpeg(),
+                "width": 1280,
+                "height": 1568 if i < 3 else 1264,
+                "bytes": 1000,
+                "css_y": 1568.0 * i,
+                "css_height": 1568.0 if i < 3 else 1264.0,
+            }
+            for i in range(4)
+        ]
+        return shot
+
+    h = Harness(screenshot=tiled)
+
+    async def scenario(c: mcp.Client) -> None:
+        r = await c.call_tool("capture_screenshot", {"full_page": True, "scroll": "top"})
+        assert [b.type for b in r.content] == ["text"] + ["image", "text"] * 4
+        assert "4 tiles" in texts(r)[0]
+        assert texts(r)[1].startswith("Tile 1/4: page CSS y 0–1568")
+        assert "screenshot_id 4" in texts(r)[4]
+
+    h.run(scenario)
+    [sent] = h.sent("screenshot")
+    assert sent["full_page"] is True and sent["scroll"] == "top"
+
+
+def test_capture_scroll_forms() -> None:
+    h = Harness()
+
+    async def scenario(c: mcp.Client) -> None:
+        for scroll in (1200, "800", "#footer"):
+            await c.call_tool("capture_screenshot", {"scroll": scroll})
+            h.state.budget.clock.advance(10)  # type: ignore[attr-defined]
+
+    h.run(scenario)
+    assert [a["scroll"] for a in h.sent("screenshot")] == [
+        {"y": 1200.0},
+        {"y": 800.0},
+        {"selector": "#footer"},
+    ]
+
+
+def test_observe_page_include_offscreen_lists_elements() -> None:
+    found = {
+        "elements": [
+            {
+                "selector": "#a",
+                "tag": "button",
+                "role": "button",
+                "name": "A",
+                "text": "A",
+                "bounds": {"x": 0, "y": 0, "width": 10, "height": 10},
+                "in_viewport": True,
+            },
+            {
+                "selector": "#z",
+                "tag": "a",
+                "role": "link",
+                "name": "Z",
+                "text": "Z",
+                "bounds": {"x": 0, "y": 5000, "width": 10, "height": 10},
+                "in_viewport": False,
+            },
+        ],
+        "total_found": 2,
+        "scroll": {"x": 0, "y": 0},
+    }
+    h = Harness(discover=found)
+
+    async def scenario(c: mcp.Client) -> None:
+        r = await c.call_tool("observe", {"what": "page", "include_offscreen": True})
+        body = json.loads(texts(r)[0])
+        assert [e["in_viewport"] for e in body["elements"]] == [True, False]
+        assert body["elements_total"] == 2
+
+    h.run(scenario)
+    assert h.sent("discover")[0]["include_offscreen"] is True
