@@ -797,7 +797,7 @@ def test_interact_navigate() -> None:
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        ({"action": "click"}, "Unknown action 'click'. Available actions: navigate"),
+        ({"action": "wiggle"}, "Unknown action 'wiggle'. Available actions: navigate, click"),
         ({"action": "navigate"}, "needs url"),
         ({"action": "navigate", "url": "example.com"}, "'https://example.com'"),
         ({"action": "navigate", "navigation": "sideways"}, "Valid values: url, back, forward"),

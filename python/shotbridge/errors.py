@@ -37,7 +37,7 @@ class CorruptImageError(ImageError):
 
 
 class ImageTooLargeError(ImageError):
-    """Over 100 megapixels or a side over 32 768 px: refused before decoding (decompression bomb)."""
+    """Over 100 megapixels or a side over 32 768 px: refused before decoding (a bomb)."""
 
     reason = "too_large"
 
@@ -52,7 +52,7 @@ class CoreInternalError(ImageError):
 
 
 class FrameError(ShotbridgeError):
-    """A frame on the bus or on Chrome's native-messaging pipe was truncated, oversized or garbage."""
+    """A bus or native-messaging frame was truncated, oversized or garbage."""
 
 
 class BusError(ShotbridgeError):

@@ -237,7 +237,7 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
             .into_iter()
             .flatten()
             .collect();
-        let align = if header.format == Format::Jpeg {
+        let align = if header.format == Format::Jpeg && decoded.dct_denom > 1 {
             (16 / decoded.dct_denom).max(1)
         } else {
             1

@@ -15,7 +15,6 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-
 from shotbridge.browser import HeadlessBrowser
 
 PAGES = Path(__file__).resolve().parents[1] / "pages"
@@ -37,7 +36,7 @@ class _Handler(SimpleHTTPRequestHandler):
             return
         super().do_GET()
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
 

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 from PIL import Image
-
 from shotbridge.browser import HeadlessBrowser
 from shotbridge.client import BusClient, wait_for_host
 from shotbridge.errors import BusError, CommandError, NotConnectedError
+
 from tests.e2e.conftest import start_browser
 
 pytestmark = pytest.mark.browser
@@ -117,9 +117,22 @@ def test_cli_capture_headless(tmp_path: Path) -> None:
     """README's main job: `shotctl capture demo/index.html --annotate --browser headless`."""
     out = tmp_path / "demo.jpg"
     proc = subprocess.run(
-        [sys.executable, "-m", "shotbridge", "capture", str(REPO / "demo" / "index.html"),
-         "--annotate", "--browser", "headless", "-o", str(out), "--json"],
-        capture_output=True, text=True, timeout=90,
+        [
+            sys.executable,
+            "-m",
+            "shotbridge",
+            "capture",
+            str(REPO / "demo" / "index.html"),
+            "--annotate",
+            "--browser",
+            "headless",
+            "-o",
+            str(out),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=90,
     )
     assert proc.returncode == 0, proc.stderr
     meta = json.loads(proc.stdout)
@@ -135,7 +148,9 @@ def test_cli_capture_headless(tmp_path: Path) -> None:
 def test_cli_bad_input_exit_code(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "shotbridge", "capture", str(tmp_path / "missing.html")],
-        capture_output=True, text=True, timeout=30,
+        capture_output=True,
+        text=True,
+        timeout=30,
     )
     assert proc.returncode == 2
     assert "neither a URL nor an existing file" in proc.stderr
@@ -144,6 +159,7 @@ def test_cli_bad_input_exit_code(tmp_path: Path) -> None:
 def test_host_killed_mid_capture_then_recovers(pages_url: str) -> None:
     browser = start_browser(window_size=(1280, 800))
     try:
+
         async def scenario() -> float:
             client = await BusClient.connect(runtime_dir=browser.runtime_dir)
             status = await client.request("status")
@@ -171,6 +187,7 @@ def test_host_killed_mid_capture_then_recovers(pages_url: str) -> None:
 def test_browser_gone_gives_clear_error(pages_url: str) -> None:
     browser = start_browser(window_size=(1280, 800))
     try:
+
         async def scenario() -> None:
             client = await BusClient.connect(runtime_dir=browser.runtime_dir)
             assert (await client.request("status"))["connected"]

@@ -39,6 +39,7 @@ TOKEN_KEY = re.compile(
     r"token|jwt|bearer|api.?key|apikey|auth|session.?id|^sid$|cookie|csrf|xsrf|signature", re.I
 )
 EMAIL_KEY = re.compile(r"e-?mail", re.I)
+CREDENTIAL_KEY = re.compile(r"user|login|e-?mail|remember|code|otp|captcha|tenant|grant", re.I)
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
 JWT = re.compile(r"^eyJ[\w-]+\.[\w-]+\.[\w-]*$")
 OPAQUE_TOKEN = re.compile(r"^(?=.*\d)(?=.*[A-Za-z])[\w\-.~+/=]{32,}$")
@@ -147,10 +148,14 @@ def is_graphql(entry: NetworkEntry, body: Any) -> bool:
 
 
 def is_auth(entry: NetworkEntry, body: Any) -> bool:
+    """A login: an auth-looking URL, or a body of credentials only (a password beside other
+    data is a form that happens to hold one, not a login)."""
     if AUTH_URL.search(urlsplit(entry.url).path):
         return True
     keys = _keys(body) if isinstance(body, dict | list) else set()
-    return any(PASSWORD_KEY.search(k) for k in keys)
+    return any(PASSWORD_KEY.search(k) for k in keys) and all(
+        PASSWORD_KEY.search(k) or CREDENTIAL_KEY.search(k) for k in keys
+    )
 
 
 def _keys(value: Any) -> set[str]:

@@ -19,6 +19,11 @@ from shotbridge.generate.steps import Session, Step, build_steps, dynamic_select
 
 MAX_DIFF_PIXELS = 100
 MAX_MASKS = 12
+ERROR_LABELS = {
+    "console": "console error",
+    "exception": "uncaught exception",
+    "rejection": "unhandled rejection",
+}
 SECRET_VALUE = "process.env.TEST_PASSWORD || 'test-password'"
 
 
@@ -120,7 +125,8 @@ def _errors_note(step: Step) -> list[str]:
     out = []
     for err in step.errors[:5]:
         where = f" ({err.source}:{err.line})" if err.source else ""
-        out.append(f"// Recorded {err.kind} error here: {_comment(err.message)}{where}")
+        label = ERROR_LABELS.get(err.kind, err.kind)
+        out.append(f"// Recorded {label} here: {_comment(err.message)}{where}")
     return out
 
 

@@ -72,12 +72,7 @@ class Step(Model):
         """Worth a visual assertion: navigations and actions that change what the page shows."""
         if self.kind != "action" or self.action is None:
             return True
-        if self.navigates_to:
-            return True
-        a = self.action
-        if a.kind in ("select", "press", "submit"):
-            return True
-        return a.kind == "click" and not _is_text_field(a)
+        return bool(self.navigates_to) or changes_content(self.action)
 
     def describe(self) -> str:
         """One line for humans: 'Click button "Save"'."""
@@ -89,6 +84,13 @@ class Step(Model):
         return describe_action(self.action) + (
             f" (goes to {self.navigates_to})" if self.navigates_to else ""
         )
+
+
+def changes_content(a: ActionEntry) -> bool:
+    """Whether an action may change what the page shows (typing only changes its own field)."""
+    if a.kind in ("select", "press", "submit"):
+        return True
+    return a.kind == "click" and not _is_text_field(a)
 
 
 def _is_text_field(a: ActionEntry) -> bool:
@@ -143,6 +145,8 @@ def build_steps(session: Session) -> list[Step]:
         elif isinstance(e, ActionEntry):
             if e.kind == "submit" and _submit_covered(steps, e):
                 continue
+            if e.kind == "fill" and _focus_click(steps, e):
+                steps.pop()  # the click only focused the field: fill() focuses it too
             if not steps:  # recording started on an already open page
                 steps.append(Step(index=0, kind="goto", url=e.url, seq=e.seq - 1, time=e.time))
             step = Step(index=0, kind="action", url=e.url, seq=e.seq, time=e.time, action=e)
@@ -161,6 +165,18 @@ def build_steps(session: Session) -> list[Step]:
 def _is_reload(steps: list[Step]) -> bool:
     # Same URL again with no action between: a reload (goto would do the same, but say so).
     return steps[-1].kind in ("goto", "reload")
+
+
+def _focus_click(steps: list[Step], fill: ActionEntry) -> bool:
+    prev = steps[-1].action if steps else None
+    return (
+        prev is not None
+        and prev.kind == "click"
+        and _is_text_field(prev)
+        and prev.target.selector == fill.target.selector
+        and not steps[-1].errors
+        and not steps[-1].requests
+    )
 
 
 def _submit_covered(steps: list[Step], submit: ActionEntry) -> bool:
@@ -192,7 +208,7 @@ def dynamic_selectors(session: Session) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     last: dict[str, ObservationEntry] = {}
     for e in sorted(session.entries, key=lambda x: x.seq):
-        if isinstance(e, ActionEntry | NavEntry):
+        if isinstance(e, NavEntry) or (isinstance(e, ActionEntry) and changes_content(e)):
             last.clear()  # what the user did may change the page: compare only quiet spans
             continue
         if not isinstance(e, ObservationEntry):

@@ -22,10 +22,9 @@ action="capture" with settings: screenshot_mode ({" | ".join(SCREENSHOT_MODES)};
 "on" appends a fresh screenshot to every observe result, "errors_only" only to \
 observe(what="errors"); auto screenshots are limited to one per 5 s and 10 per session. \
 mask_selectors: CSS selectors painted over in every image (password fields always are). \
-auto_screenshot: {{on_navigation, on_error, on_action}} booleans: which events make the browser's \
-host keep a screenshot in the session buffer (default only on_error; at most one per 5 s; see \
-observe(what="screenshots")). network: true records fetch/XHR requests (method, URL, status, \
-bodies ≤10 KB) for generate_test fixtures. With no settings, shows the current ones.
+auto_screenshot: {{on_navigation, on_error, on_action}} (default only on_error): events after \
+which a screenshot is buffered (observe what="screenshots"). network: true records fetch/XHR for \
+generate_test fixtures. With no settings, shows the current ones.
 action="track" with tab_id (from observe(what="tabs")): the tab every tool acts on."""
 
 

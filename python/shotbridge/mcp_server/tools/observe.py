@@ -25,10 +25,7 @@ title, viewport, ready state, headings, form and interactive-element counts) as 
 what="errors" gives console errors, uncaught exceptions and unhandled rejections; what="tabs" \
 lists open tabs and which one is tracked. With what="page", include_offscreen=true also lists the \
 interactive elements (selector, role, name, in_viewport), including those outside the viewport, \
-so you know what to act on by selector and when to scroll. what="screenshots" gives the \
-session's screenshot timeline (id, time, URL, trigger, the action before it; the last 20 are kept \
-as resources screenshot://{id} and screenshot://{id}/thumbnail) and recent navigations, actions \
-and errors; include_thumbnails=true adds the kept thumbnails as images.
+so you know what to act on by selector and when to scroll.
 Set annotate_screenshot=true (with what="page") only when structure is not enough: it returns a \
 JPEG with numbered labels and a JSON map from each label to a unique CSS selector, role, \
 accessible name, text and bounds (CSS px)."""
@@ -52,7 +49,10 @@ def register(server: MCPServer, state: ServerState) -> None:
             str,
             Field(
                 description="page: structure of the tracked tab; errors: console errors; "
-                "tabs: open tabs; screenshots: the session's screenshot timeline.",
+                "tabs: open tabs; screenshots: the session's screenshot timeline (id, time, URL, "
+                "trigger, the action before it; the last 20 are kept as resources "
+                "screenshot://{id} and screenshot://{id}/thumbnail) with recent actions and "
+                "errors.",
                 json_schema_extra={"enum": list(WHATS)},
             ),
         ] = "page",
