@@ -257,7 +257,7 @@ def test_oversized_request_to_the_extension_is_refused(rundir: Path) -> None:
 def test_screenshot_is_delegated(rundir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seen: dict[str, Any] = {}
 
-    async def take(link: ExtensionLink, args: dict[str, Any]) -> dict[str, Any]:
+    async def take(link: ExtensionLink, args: dict[str, Any], shots: Any = None) -> dict[str, Any]:
         seen["args"] = args
         capture = await link.request("capture", {"format": "png"}, timeout=2)
         return {"image": b"\x89PNG-bytes", "from": capture["data_url"]}

@@ -130,7 +130,7 @@ def _errors_note(step: Step) -> list[str]:
     return out
 
 
-def test_spec(
+def generate_test_spec(
     session: Session,
     *,
     assert_visual: bool = True,

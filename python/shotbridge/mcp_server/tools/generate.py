@@ -133,7 +133,7 @@ def register(server: MCPServer, state: ServerState) -> None:
         s = await load(state)
         if not _recorded(s):
             return content.result([content.text(EMPTY)], tool="generate_test")
-        code = playwright.test_spec(
+        code = playwright.generate_test_spec(
             s,
             assert_visual=assert_visual,
             include_fixtures=include_fixtures,

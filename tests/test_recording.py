@@ -1,0 +1,261 @@
+"""The host's session memory: timeline from extension events, buffer hook, automatic captures,
+bus commands. A fake link stands in for the extension (no browser)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from shotbridge import recording
+from shotbridge.errors import CommandError
+from shotbridge.recording import Recorder, publish_screenshot
+from shotbridge.shots import ShotRegistry
+from shotbridge.timeline import ActionEntry, NavEntry, Timeline
+
+
+class Link:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+
+    async def request(
+        self, cmd: str, args: dict[str, Any] | None = None, timeout: float = 15.0
+    ) -> dict[str, Any]:
+        self.calls.append((cmd, dict(args or {})))
+        if cmd == "record_config":
+            return {"network": bool((args or {}).get("network"))}
+        if cmd == "discover":
+            return {"url": "http://a/", "elements": [{"selector": "#c", "text": "1"}]}
+        raise CommandError("bad_request", cmd)
+
+
+def ev(name: str, **data: Any) -> dict[str, Any]:
+    return {"event": name, "data": data}
+
+
+def action(kind: str = "click", selector: str = "#b", **extra: Any) -> dict[str, Any]:
+    return ev("action", kind=kind, target={"selector": selector, "tag": "button"}, **extra)
+
+
+def shot_result(shot_id: int, url: str = "http://a/") -> dict[str, Any]:
+    return {
+        "screenshot_id": shot_id,
+        "jpeg": b"\xff\xd8" + bytes(100),
+        "thumbnail": b"\xff\xd8" + bytes(10),
+        "width": 1280,
+        "height": 720,
+        "url": url,
+        "title": "A",
+    }
+
+
+# ---- timeline ------------------------------------------------------------------------------
+
+
+def test_commit_and_completion_make_one_navigation() -> None:
+    t = Timeline()
+    t.from_event("nav", {"phase": "commit", "url": "http://a/", "time": 1_700_000_000_000})
+    t.from_event("nav", {"phase": "complete", "url": "http://a/", "title": "A"})
+    t.from_event("nav", {"phase": "complete", "url": "http://a/", "title": "A"})
+    (nav,) = t.entries
+    assert isinstance(nav, NavEntry) and nav.complete and nav.title == "A"
+    assert nav.time == 1_700_000_000.0  # ms → s
+
+
+def test_reload_and_navigation_after_an_action_are_new_entries() -> None:
+    t = Timeline()
+    t.from_event("nav", {"phase": "complete", "url": "http://a/"})
+    t.from_event("nav", {"phase": "commit", "url": "http://a/"})  # reload starts
+    t.from_event("nav", {"phase": "complete", "url": "http://a/"})
+    t.from_event("action", action()["data"])
+    t.from_event("nav", {"phase": "complete", "url": "http://a/"})
+    assert [e.type for e in t.entries] == ["nav", "nav", "action", "nav"]
+
+
+def test_action_ids_are_sequential_and_bad_events_are_ignored() -> None:
+    t = Timeline()
+    a1 = t.from_event("action", action()["data"])
+    assert t.from_event("action", {"kind": "dance"}) is None
+    assert t.from_event("mystery", {}) is None
+    a2 = t.from_event("action", action("fill", value="x")["data"])
+    assert isinstance(a1, ActionEntry) and isinstance(a2, ActionEntry)
+    assert (a1.id, a2.id) == ("a1", "a2")
+    assert [e.seq for e in t.entries] == [1, 2]
+
+
+def test_network_bodies_are_capped() -> None:
+    t = Timeline()
+    entry = t.from_event("network", {"method": "POST", "url": "u", "request_body": "x" * 50_000})
+    assert entry is not None and len(entry.request_body or "") == 10_000  # type: ignore[union-attr]
+
+
+# ---- recorder ------------------------------------------------------------------------------
+
+
+def test_screenshots_go_into_the_buffer_with_trigger_and_action() -> None:
+    shots = ShotRegistry()
+    rec = Recorder(Link(), shots)
+    rec.on_event(ev("nav", phase="complete", url="http://a/"))
+    rec.on_event(action())
+    rec.on_screenshot(shots, shot_result(1), {})  # explicit: related to the last action
+    rec.on_screenshot(shots, shot_result(2), {"trigger": "error", "action_id": "a9"})
+    rec.on_screenshot(ShotRegistry(), shot_result(3), {})  # another host's registry: not ours
+    metas = rec.buffer.meta()
+    assert [(m.id, m.trigger, m.action_id) for m in metas] == [
+        (1, "explicit", "a1"),
+        (2, "error", "a9"),
+    ]
+    assert metas[0].bytes == 102 and metas[0].thumb_bytes == 12
+    assert [e.type for e in rec.timeline.entries] == ["nav", "action", "screenshot", "screenshot"]
+
+
+def test_page_errors_take_the_current_url() -> None:
+    rec = Recorder(Link(), ShotRegistry())
+    rec.on_event(ev("nav", phase="complete", url="http://a/x"))
+    rec.on_event(ev("page_error", kind="exception", message="boom"))
+    assert rec.timeline.entries[-1].url == "http://a/x"
+
+
+def test_publish_survives_a_failing_sink(caplog: pytest.LogCaptureFixture) -> None:
+    seen: list[int] = []
+
+    def bad(*_: Any) -> None:
+        raise RuntimeError("sink broke")
+
+    def good(shots: Any, result: dict[str, Any], args: dict[str, Any]) -> None:
+        seen.append(result["screenshot_id"])
+
+    recording.SCREENSHOT_SINKS.extend([bad, good])
+    try:
+        publish_screenshot(None, {"screenshot_id": 4}, {})
+    finally:
+        recording.SCREENSHOT_SINKS.remove(bad)
+        recording.SCREENSHOT_SINKS.remove(good)
+    assert seen == [4] and "screenshot sink failed" in caplog.text
+
+
+def test_screenshot_dir_copy(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    monkeypatch.setenv("SHOTBRIDGE_SCREENSHOT_DIR", str(tmp_path))
+    shots = ShotRegistry()
+    rec = Recorder(Link(), shots)
+    rec.on_screenshot(shots, shot_result(5), {})
+    (f,) = tmp_path.iterdir()
+    assert f.name.startswith(rec.timeline.session) and f.name.endswith("-00005.jpg")
+    assert rec.buffer.meta()[0].file == str(f)
+
+
+class Captures:
+    """Replaces Recorder.capture: notes each automatic screenshot instead of taking one."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.taken: list[tuple[str, str | None]] = []
+        monkeypatch.setattr(recording, "SETTLE_S", {"navigation": 0, "error": 0, "action": 0})
+
+        async def capture(rec: Recorder, trigger: str, action_id: str | None) -> None:
+            self.taken.append((trigger, action_id))
+
+        monkeypatch.setattr(Recorder, "capture", capture)
+
+
+def test_auto_capture_defaults_to_errors_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    cap = Captures(monkeypatch)
+
+    async def main() -> None:
+        rec = Recorder(Link(), ShotRegistry())
+        rec.config.observe = False
+        rec.on_event(ev("nav", phase="complete", url="http://a/"))
+        rec.on_event(action())
+        await asyncio.sleep(0.05)
+        assert cap.taken == []
+        rec.on_event(ev("page_error", kind="console", message="x"))
+        await asyncio.sleep(0.05)
+        assert cap.taken == [("error", "a1")]
+
+    asyncio.run(main())
+
+
+def test_auto_capture_rate_limit_coalesces_to_the_latest(monkeypatch: pytest.MonkeyPatch) -> None:
+    cap = Captures(monkeypatch)
+
+    async def main() -> None:
+        rec = Recorder(Link(), ShotRegistry())
+        rec.config.observe = False
+        rec.config.min_interval_s = 0.3
+        rec.config.auto_screenshot.on_action = True
+        rec.on_event(action(selector="#one"))
+        await asyncio.sleep(0.05)
+        assert cap.taken == [("action", "a1")]
+        rec.on_event(action(selector="#two"))
+        rec.on_event(action(selector="#three"))
+        rec.on_event(action("submit"))  # a submit never triggers its own capture
+        await asyncio.sleep(0.1)
+        assert len(cap.taken) == 1  # cooling down
+        await asyncio.sleep(0.35)
+        assert cap.taken == [("action", "a1"), ("action", "a3")]
+
+    asyncio.run(main())
+
+
+def test_observations_after_navigation(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(recording, "SETTLE_S", {"navigation": 0, "error": 0, "action": 0})
+    monkeypatch.setattr(recording, "SECOND_LOOK_S", 0.01)
+
+    async def main() -> None:
+        link = Link()
+        rec = Recorder(link, ShotRegistry())
+        rec.on_event(ev("nav", phase="complete", url="http://a/"))
+        await asyncio.sleep(0.1)
+        obs = [e for e in rec.timeline.entries if e.type == "observation"]
+        assert len(obs) == 2 and obs[0].texts == {"#c": "1"}  # type: ignore[union-attr]
+        assert [c for c, _ in link.calls] == ["discover", "discover"]
+        await rec.close()
+
+    asyncio.run(main())
+
+
+# ---- bus commands ----------------------------------------------------------------------------
+
+
+def test_record_config_forwards_network_and_validates() -> None:
+    async def main() -> None:
+        link = Link()
+        rec = Recorder(link, ShotRegistry())
+        out = await rec.cmd_record_config(
+            None, {"network": True, "auto_screenshot": {"on_action": True}}
+        )
+        assert out["network"] is True
+        assert out["auto_screenshot"] == {
+            "on_navigation": False,
+            "on_error": True,
+            "on_action": True,
+        }
+        assert link.calls == [("record_config", {"network": True})]
+        with pytest.raises(CommandError, match="unknown auto_screenshot field"):
+            await rec.cmd_record_config(None, {"auto_screenshot": {"on_scroll": True}})
+        out = await rec.cmd_record_config(None, {"mask_selectors": [".ssn"]})
+        assert out["mask_selectors"] == [".ssn"] and len(link.calls) == 1
+
+    asyncio.run(main())
+
+
+def test_screenshot_commands() -> None:
+    async def main() -> None:
+        shots = ShotRegistry()
+        rec = Recorder(Link(), shots)
+        rec.config.observe = False
+        for i in range(1, 23):
+            rec.on_screenshot(shots, shot_result(i), {})
+        listed = await rec.cmd_screenshots(None, {"images": "thumbnail"})
+        assert len(listed["screenshots"]) == 22
+        assert [s["id"] for s in listed["screenshots"] if "jpeg" in s] == list(range(3, 23))
+        got = await rec.cmd_screenshot_get(None, {"id": 22})
+        assert got["jpeg"] == shot_result(22)["jpeg"] and got["trigger"] == "explicit"
+        with pytest.raises(CommandError, match="was evicted"):
+            await rec.cmd_screenshot_get(None, {"id": 1})
+        with pytest.raises(CommandError, match="No screenshot 99"):
+            await rec.cmd_screenshot_get(None, {"id": 99})
+        tl = await rec.cmd_timeline(None, {"kinds": ["screenshot"], "since": 20})
+        assert [e["screenshot_id"] for e in tl["entries"]] == [21, 22]
+        assert tl["screenshots"][0]["kept"] is False
+
+    asyncio.run(main())
