@@ -105,6 +105,7 @@ def test_stdout_carries_only_protocol(runtime_dir: Path) -> None:
     assert tools is not None
     assert {t["name"] for t in tools["result"]["tools"]} == {
         "observe", "configure", "capture_screenshot", "interact",
+        "get_reproduction_script", "generate_test", "generate_bug_report",
     }  # fmt: skip
     for i, (name, args) in enumerate([("observe", {"what": "page"}), ("capture_screenshot", {})]):
         reply = raw.send({"id": 10 + i, "method": "tools/call",

@@ -16,7 +16,8 @@ import { planTiles } from './tiles.js';
  * @typedef {import('./tiles.js').TileCaps} TileCaps
  * @typedef {{tab_id: number | null, method: 'auto' | 'cdp' | 'visible', format: 'jpeg' | 'png',
  *   quality: number, scale: number | null, selector: string | null, full_page: boolean,
- *   max_height_css: number, debugger_idle_ms: number, scroll: ScrollTarget, tile: TileCaps | null}} CaptureArgs
+ *   max_height_css: number, debugger_idle_ms: number, scroll: ScrollTarget, tile: TileCaps | null,
+ *   fit: TileCaps | null, mask_selectors: string[]}} CaptureArgs
  * @typedef {{x: number, y: number, width: number, height: number}} Rect
  */
 
@@ -43,6 +44,8 @@ export function parseCaptureArgs(args) {
     debugger_idle_ms: args.debugger_idle_ms ?? 2000,
     scroll: args.scroll ?? null,
     tile: args.tile ?? null,
+    fit: args.fit ?? null,
+    mask_selectors: args.mask_selectors ?? [],
   };
   if (!['auto', 'cdp', 'visible'].includes(a.method)) throw bad('method must be "auto", "cdp" or "visible"');
   if (!['jpeg', 'png'].includes(a.format)) throw bad('format must be "jpeg" or "png"');
@@ -65,6 +68,13 @@ export function parseCaptureArgs(args) {
     throw bad('tile must be {max_width, max_long_edge} in output px (each at least 16)');
   }
   if (t !== null && !a.full_page) throw bad('tile only applies to full_page captures');
+  const f = a.fit;
+  if (f !== null && !(typeof f === 'object' && f.max_width >= 16 && f.max_long_edge >= 16)) {
+    throw bad('fit must be {max_width, max_long_edge} in output px (each at least 16)');
+  }
+  if (!Array.isArray(a.mask_selectors) || !a.mask_selectors.every((x) => typeof x === 'string')) {
+    throw bad('mask_selectors must be a list of CSS selectors');
+  }
   return /** @type {CaptureArgs} */ (a);
 }
 
@@ -90,11 +100,12 @@ async function timed(timings, key, p) {
  * be collected the capture fails instead of returning unmasked pixels.
  * @param {number} tabId
  * @param {string | null} selector
+ * @param {string[]} maskSelectors the user's own secrets, on top of password fields
  */
-async function probe(tabId, selector) {
+async function probe(tabId, selector, maskSelectors) {
   let frames;
   try {
-    frames = await callPageAll(tabId, 'probe', { selector }, { allFrames: true });
+    frames = await callPageAll(tabId, 'probe', { selector, mask_selectors: maskSelectors }, { allFrames: true });
   } catch (e) {
     const code = /** @type {any} */ (e).code;
     if (code === Code.RESTRICTED_PAGE || code === Code.TAB_CLOSED || code === Code.NAVIGATION_FAILED) throw e;
@@ -105,6 +116,7 @@ async function probe(tabId, selector) {
     throw new ShotError(Code.CAPTURE_FAILED, `Could not collect password masks, so no image was taken: ${top?.error || 'no answer from the page'}`);
   }
   const p = top.value;
+  if (p.error) throw new ShotError(p.error.code, p.error.message);
   // Secrets inside frames the top document cannot look into (cross-origin), or frames whose probe
   // failed: mask every such frame whole, since we cannot tell which one it is.
   const blind = frames.some((f) => f.frameId !== 0 && (f.error || (f.value.hasSecrets && !f.value.reachable)));
@@ -136,6 +148,17 @@ function intersects(a, b) {
  */
 function masksFor(pre, post, area) {
   return unionRects(pre.masks, post.masks).filter((m) => intersects(m, area));
+}
+
+/**
+ * Same scroll position and viewport size in two Page.getLayoutMetrics results.
+ * @param {any} a @param {any} b
+ */
+function sameViewport(a, b) {
+  const va = a?.cssVisualViewport;
+  const vb = b?.cssVisualViewport;
+  if (!va || !vb) return false;
+  return va.pageX === vb.pageX && va.pageY === vb.pageY && va.clientWidth === vb.clientWidth && va.clientHeight === vb.clientHeight;
 }
 
 /** @param {any} a @param {any} b */
@@ -253,11 +276,15 @@ function planClip(pre, metrics, a) {
     area = { x: 0, y: 0, width: vp.width, height: vp.height };
   }
   const inViewport = area.x >= 0 && area.y >= 0 && area.x + area.width <= vp.width && area.y + area.height <= vp.height;
+  // `fit`: let the browser render at the size the output will have (never upscaling), so the
+  // image crossing native messaging is small and the core has no resize left to do.
+  const fitScale = a.fit === null ? clipScale
+    : Math.min(a.scale ?? dpr, a.fit.max_width / area.width, a.fit.max_long_edge / Math.max(area.width, area.height)) / dpr;
   return {
     area,
     truncated,
     pageHeight,
-    clip: { x: area.x + sc.x, y: area.y + sc.y, width: area.width, height: area.height, scale: clipScale },
+    clip: { x: area.x + sc.x, y: area.y + sc.y, width: area.width, height: area.height, scale: fitScale },
     /** @type {{area: Rect, clip: object}[] | null} */
     tiles: null,
     captureBeyondViewport: !inViewport,
@@ -278,7 +305,7 @@ async function captureCdp(ctx, tabId, active, a, timings) {
     for (let attempt = 0; ; attempt++) {
       ctx.step = 'probe page + Page.getLayoutMetrics';
       const [pre, metrics] = await Promise.all([
-        timed(timings, 'masks', probe(tabId, a.selector)),
+        timed(timings, 'masks', probe(tabId, a.selector, a.mask_selectors)),
         timed(timings, 'metrics', dbg.send('Page.getLayoutMetrics')),
       ]);
       const plan = planClip(pre, metrics, a);
@@ -319,9 +346,12 @@ async function captureCdp(ctx, tabId, active, a, timings) {
         })]);
       }
       const shot = await timed(timings, 'capture', screenshot);
-      ctx.step = 'probe page after capture';
-      const post = await timed(timings, 'masks', probe(tabId, null));
-      if (!sameScroll(pre, post)) {
+      // The page must not have scrolled or resized while we captured, or masks and origin would
+      // not line up. The debugger is attached: its layout metrics answer in ~1 ms, where a second
+      // page probe costs a script injection in every frame.
+      ctx.step = 'Page.getLayoutMetrics after capture';
+      const after = await timed(timings, 'metrics', dbg.send('Page.getLayoutMetrics'));
+      if (!sameViewport(metrics, after)) {
         // The page scrolled or resized while we captured: masks and origin would not line up.
         if (attempt >= 1) throw new ShotError(Code.CAPTURE_FAILED, 'The page kept scrolling during the capture; masks could not be aligned.');
         continue;
@@ -345,7 +375,7 @@ async function captureCdp(ctx, tabId, active, a, timings) {
         scroll: pre.scroll,
         origin: { x: plan.area.x, y: plan.area.y },
         css_size: { width: plan.area.width, height: plan.area.height },
-        masks: masksFor(pre, post, plan.area),
+        masks: masksFor(pre, pre, plan.area),
         unavailable: [],
         truncated: plan.truncated,
         page_height: plan.pageHeight,
@@ -389,14 +419,14 @@ async function captureVisible(ctx, tab, a, timings, why) {
       `Tab ${tabId} is not the active tab of its window; a visible-area capture needs it in front (or use method "cdp").`);
   }
   for (let attempt = 0; ; attempt++) {
-    const pre = await timed(timings, 'masks', probe(tabId, a.selector));
+    const pre = await timed(timings, 'masks', probe(tabId, a.selector, a.mask_selectors));
     // A bad selector is the caller's error even when only the visible area can be captured.
     if (pre.target?.error) throw new ShotError(pre.target.error.code, pre.target.error.message);
     const dataUrl = await timed(timings, 'capture', captureVisibleTab(tab.windowId, {
       format: a.format,
       ...(a.format === 'jpeg' ? { quality: a.quality } : {}),
     }));
-    const post = await timed(timings, 'masks', probe(tabId, null));
+    const post = await timed(timings, 'masks', probe(tabId, null, a.mask_selectors));
     if (!sameScroll(pre, post)) {
       if (attempt >= 1) throw new ShotError(Code.CAPTURE_FAILED, 'The page kept scrolling during the capture; masks could not be aligned.');
       continue;

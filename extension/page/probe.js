@@ -26,10 +26,11 @@
    * @param {number} oy
    * @param {{masks: object[], opaqueFrames: object[]}} out
    * @param {number} depth
+   * @param {string} selector what counts as a secret
    */
-  function collect(doc, ox, oy, out, depth) {
+  function collect(doc, ox, oy, out, depth, selector) {
     for (const root of L.allRoots(doc, true)) {
-      for (const el of root.querySelectorAll(SECRET_SELECTOR)) {
+      for (const el of root.querySelectorAll(selector)) {
         for (const r of el.getClientRects()) {
           if (r.width > 0 && r.height > 0) out.masks.push(L.rect({ x: r.x + ox, y: r.y + oy, width: r.width, height: r.height }));
         }
@@ -49,7 +50,7 @@
           const cs = (frame.ownerDocument.defaultView || window).getComputedStyle(frame);
           const ix = fr.x + frame.clientLeft + (parseFloat(cs.paddingLeft) || 0);
           const iy = fr.y + frame.clientTop + (parseFloat(cs.paddingTop) || 0);
-          collect(inner, ix + ox, iy + oy, out, depth + 1);
+          collect(inner, ix + ox, iy + oy, out, depth + 1, selector);
         } else {
           out.opaqueFrames.push(whole);
         }
@@ -68,11 +69,31 @@
   }
 
   /**
-   * @param {{selector?: string | null}} args
+   * The secret selector plus the user's own (`configure` mask_selectors); a bad one is reported,
+   * never skipped, since skipping it would leak what it was meant to hide.
+   * @param {unknown} extra
+   * @returns {{selector: string} | {error: {code: string, message: string}}}
+   */
+  function secretSelector(extra) {
+    const list = Array.isArray(extra) ? extra.filter((s) => typeof s === 'string' && s.trim()) : [];
+    for (const sel of list) {
+      try {
+        document.createDocumentFragment().querySelector(sel);
+      } catch {
+        return { error: { code: 'invalid_selector', message: `Invalid mask selector "${sel}": expected CSS such as "#card-number" or "[data-private]".` } };
+      }
+    }
+    return { selector: [SECRET_SELECTOR, ...list].join(', ') };
+  }
+
+  /**
+   * @param {{selector?: string | null, mask_selectors?: string[]}} args
    */
   L.probe = (args) => {
+    const secret = secretSelector(args && args.mask_selectors);
+    if ('error' in secret) return { isTop: window === window.top, error: secret.error };
     const out = { masks: [], opaqueFrames: [] };
-    collect(document, 0, 0, out, 0);
+    collect(document, 0, 0, out, 0, secret.selector);
     const isTop = window === window.top;
     // A frame its parent cannot reach into (cross-origin) must be masked whole when it has secrets.
     let reachable = false;

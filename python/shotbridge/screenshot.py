@@ -85,13 +85,6 @@ class Annotation(Model):
     in_viewport: bool
 
 
-def render_scale(capture_css: Size, dpr: float, args: ScreenshotArgs) -> float:
-    """Image px per CSS px that makes the browser's output already fit our caps (never upscale)."""
-    fit_width = args.max_width / max(capture_css.width, 1.0)
-    fit_long = args.max_long_edge / max(capture_css.width, capture_css.height, 1.0)
-    return min(dpr, fit_width, fit_long)
-
-
 def _shift(rect: Rect, origin: Point) -> Rect:
     return Rect(x=rect.x - origin.x, y=rect.y - origin.y, width=rect.width, height=rect.height)
 
@@ -123,7 +116,7 @@ def to_annotations(elements: list[ElementInfo]) -> list[Annotation]:
     ]
 
 
-async def _capture_args(link: Link, args: ScreenshotArgs) -> dict[str, Any]:
+def _capture_args(args: ScreenshotArgs) -> dict[str, Any]:
     """Arguments for the extension's ``capture``; asks for the render scale when it helps."""
     out: dict[str, Any] = {
         "tab_id": args.tab_id,
@@ -142,18 +135,9 @@ async def _capture_args(link: Link, args: ScreenshotArgs) -> dict[str, Any]:
         # The extension picks the width-fitting scale and cuts the bands: it knows the page size.
         out["tile"] = {"max_width": args.max_width, "max_long_edge": args.max_long_edge}
         return out
-    if args.render_at_output_size and args.method != "visible" and not args.selector:
-        info = await link.request(
-            "page_info", {"tab_id": args.tab_id}, timeout=args.timeout_ms / 1000
-        )
-        dpr = float(info.get("device_pixel_ratio", 1.0))
-        viewport = Size.model_validate(info["viewport"])
-        css = (
-            Size(width=viewport.width, height=float(info.get("page_height") or viewport.height))
-            if args.full_page
-            else viewport
-        )
-        out["scale"] = render_scale(css, dpr, args)
+    if args.render_at_output_size and args.method != "visible":
+        # The extension knows the captured area: it picks the scale that renders at output size.
+        out["fit"] = {"max_width": args.max_width, "max_long_edge": args.max_long_edge}
     return out
 
 
@@ -180,7 +164,7 @@ async def take(
         timings["navigate_ms"] = (time.perf_counter() - t0) * 1000
 
     t1 = time.perf_counter()
-    capture_args = await _capture_args(link, args)
+    capture_args = _capture_args(args)
     capture_job = link.request("capture", capture_args, timeout=timeout)
     discover_args = {
         "tab_id": args.tab_id,
