@@ -109,6 +109,9 @@ def test_tools_are_listed(s: McpSession) -> None:
         "configure",
         "capture_screenshot",
         "interact",
+        "get_reproduction_script",
+        "generate_test",
+        "generate_bug_report",
     }
 
 
