@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import shotbridge
 from shotbridge import paths
 from shotbridge.client import BusClient, wait_for_host
 from shotbridge.errors import BusError, CommandError
@@ -265,6 +266,8 @@ def test_screenshot_is_delegated(rundir: Path, monkeypatch: pytest.MonkeyPatch) 
     fake_module = types.ModuleType("shotbridge.screenshot")
     fake_module.take = take  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "shotbridge.screenshot", fake_module)
+    # `from shotbridge import screenshot` reads the package attribute once the real module loaded.
+    monkeypatch.setattr(shotbridge, "screenshot", fake_module, raising=False)
 
     async def scenario() -> None:
         async with in_process_host(rundir) as (host, fake), await connect(host) as client:
