@@ -19,7 +19,7 @@ from typing import Any, Self
 from shotbridge import paths
 from shotbridge.errors import BusError, CommandError, FrameError, NotConnectedError
 from shotbridge.framing import BUS, Codec
-from shotbridge.protocol import ErrorCode
+from shotbridge.protocol import ErrorCode, reply_result
 
 NO_HOST_MESSAGE = (
     "no shotbridge host is running — is the extension installed and the browser open? "
@@ -97,14 +97,7 @@ class BusClient:
         reply came in time); BusError as soon as the connection to the host is lost.
         """
         reply = await self.call(cmd, args, timeout=timeout)
-        if reply.get("ok"):
-            result = reply.get("result")
-            return result if isinstance(result, dict) else {}
-        error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
-        raise CommandError(
-            str(error.get("code") or ErrorCode.INTERNAL),
-            str(error.get("message") or f"{cmd!r} failed"),
-        )
+        return reply_result(reply, f"{cmd!r} failed")
 
     async def call(
         self, cmd: str, args: dict[str, Any] | None = None, *, timeout: float = 30.0

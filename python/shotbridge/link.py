@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from shotbridge.errors import CommandError, FrameError
 from shotbridge.framing import NATIVE
-from shotbridge.protocol import ErrorCode, Hello
+from shotbridge.protocol import ErrorCode, Hello, reply_result
 
 log = logging.getLogger(__name__)
 
@@ -69,14 +69,7 @@ class ExtensionLink:
     ) -> dict[str, Any]:
         """Send ``cmd`` and return the reply's ``result``; CommandError on an error reply."""
         reply = await self.call(cmd, args, timeout)
-        if reply.get("ok"):
-            result = reply.get("result")
-            return result if isinstance(result, dict) else {}
-        error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
-        raise CommandError(
-            str(error.get("code") or ErrorCode.INTERNAL),
-            str(error.get("message") or f"extension refused {cmd!r}"),
-        )
+        return reply_result(reply, f"extension refused {cmd!r}")
 
     async def call(
         self, cmd: str, args: dict[str, Any] | None = None, timeout: float = 15.0

@@ -93,6 +93,19 @@ class Reply(Model):
     error: ErrorInfo | None = None
 
 
+def reply_result(reply: dict[str, Any], failed: str) -> dict[str, Any]:
+    """The ``result`` of a reply frame; CommandError for an error reply (``failed`` if unsaid)."""
+    from shotbridge.errors import CommandError
+
+    if reply.get("ok"):
+        result = reply.get("result")
+        return result if isinstance(result, dict) else {}
+    error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
+    raise CommandError(
+        str(error.get("code") or ErrorCode.INTERNAL), str(error.get("message") or failed)
+    )
+
+
 class Event(Model):
     event: str
     data: dict[str, Any] = Field(default_factory=dict)
