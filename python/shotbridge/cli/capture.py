@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from shotbridge.cli import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_NO_BROWSER
+from shotbridge.cli.options import browser_option, parse_window
 
 
 class _Status:
@@ -117,13 +118,7 @@ def _outputs(out: Path | None) -> tuple[Path, Path, Path]:
     help="Where to write the JPEG (default: shot-<time>.jpg).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result's metadata as JSON.")
-@click.option(
-    "--browser",
-    type=click.Choice(["auto", "connected", "headless"]),
-    default="auto",
-    show_default=True,
-    help="Use your connected browser, a headless one, or either.",
-)
+@browser_option
 @click.option(
     "--target",
     type=click.Choice(["interactive", "all_visible", "custom"]),
@@ -176,10 +171,7 @@ def capture(
     """
     from shotbridge.errors import BrowserError, BusError, CommandError, ShotbridgeError
 
-    try:
-        w, h = (int(v) for v in window_size.lower().split("x"))
-    except ValueError:
-        raise click.BadParameter("expected WIDTHxHEIGHT", param_hint="--window-size") from None
+    w, h = parse_window(window_size)
     if target == "custom" and not annotation_selector:
         raise click.BadParameter("--target custom needs --annotation-selector")
     remote, local = _target_url(url)

@@ -10,25 +10,11 @@ from types import FrameType
 
 import click
 
-
-def _window(value: str) -> tuple[int, int]:
-    try:
-        w, h = (int(v) for v in value.lower().replace(",", "x").split("x"))
-    except ValueError:
-        raise click.BadParameter("expected WIDTHxHEIGHT", param_hint="--window-size") from None
-    if not (200 <= w <= 8192 and 200 <= h <= 8192):
-        raise click.BadParameter("each side must be 200-8192", param_hint="--window-size")
-    return w, h
+from shotbridge.cli.options import browser_option, parse_window
 
 
 @click.command()
-@click.option(
-    "--browser",
-    type=click.Choice(["auto", "connected", "headless"]),
-    default="auto",
-    show_default=True,
-    help="Your connected browser, a headless Chromium of our own, or auto: yours when connected.",
-)
+@browser_option
 @click.option(
     "--window-size", default="1280x800", show_default=True, help="Headless window, WIDTHxHEIGHT."
 )
@@ -62,7 +48,7 @@ def mcp(
     Register it, e.g. in Claude Code:
       claude mcp add --transport stdio --scope user shotbridge -- shotctl mcp
     """
-    window = _window(window_size)
+    window = parse_window(window_size)
     level = log_level.upper()
     logging.basicConfig(
         level=level,
