@@ -8,14 +8,18 @@ and a private runtime directory so its host cannot be confused with any other on
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 from shotbridge.errors import BrowserError
+
+_PR_SET_PDEATHSIG = 1
 
 _CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 
@@ -35,6 +39,17 @@ _FLAGS = (
     "--hide-scrollbars",
     "--mute-audio",
 )
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: end the browser when the thread that launched it dies.
+
+    A crashed or killed client must not leave a headless browser (and its host) behind. Linux
+    only; the launching thread must live as long as the browser (the event loop's thread does).
+    """
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def find_chrome() -> Path:
@@ -130,6 +145,7 @@ class HeadlessBrowser:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # its own process group, so close() ends helpers too
+                preexec_fn=_die_with_parent,
             )
         except OSError as exc:
             self.close()
