@@ -173,14 +173,20 @@ def peak_extra_mib(impl: str, data: bytes, shot: Shot) -> float:
 # ---- timing --------------------------------------------------------------------------------------
 
 
-def median_ms(fn: Callable[[], object], reps: int) -> float:
-    fn()  # warm-up
-    times = []
+def interleaved_ms(fns: list[Callable[[], float | None]], reps: int) -> list[float]:
+    """Median ms of each of ``fns``, run in turn within every repetition (after one warm-up
+    round), so load drift on a shared machine hits all of them alike. A function returning a
+    number reports its own time in ms; otherwise it is wall-timed.
+    """
+    for fn in fns:
+        fn()  # warm-up
+    times: list[list[float]] = [[] for _ in fns]
     for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times) * 1000
+        for fn, ts in zip(fns, times, strict=True):
+            t = time.perf_counter()
+            own = fn()
+            ts.append(own if own is not None else (time.perf_counter() - t) * 1000)
+    return [statistics.median(ts) for ts in times]
 
 
 @dataclass
@@ -209,10 +215,17 @@ def measure(shots: list[Shot], corpus: Path, reps: int, memory: bool) -> list[Ro
         buf = io.BytesIO()
         Image.open(io.BytesIO(png)).convert("RGB").save(buf, "JPEG", quality=92)
         for fmt, data in (("PNG", png), ("JPEG q92", buf.getvalue())):
-            core = median_ms(lambda d=data, s=shot: core_pipeline(d, s), reps)
-            pil = median_ms(lambda d=data, s=shot: pillow_pipeline(d, s), reps)
+            core, pil = interleaved_ms(
+                [
+                    lambda d=data, s=shot: (core_pipeline(d, s), None)[1],
+                    lambda d=data, s=shot: (pillow_pipeline(d, s), None)[1],
+                ],
+                reps,
+            )
             floor = None
             if fmt.startswith("JPEG"):
+                # Back to back, not interleaved: right after a Pillow call the floor measures
+                # slower (cold caches / heap), which would flatter the core / floor ratio.
                 floor = statistics.median(_core.turbo_floor(data) for _ in range(reps + 1)) / 1000
             mem_core = peak_extra_mib("core", data, shot) if memory else None
             mem_pil = peak_extra_mib("pillow", data, shot) if memory else None
@@ -269,6 +282,10 @@ NOTES = """Pipeline: decode -> fit 1280 px wide (long edge <= 1568) -> 50 labels
 optimized-Huffman JPEG + 320 px thumbnail. Core: `shotbridge.image.shrink` (Catmull-Rom resize,
 JPEG decoded DCT-scaled when the output is at most half the source). Pillow: `draft()` for JPEG,
 Lanczos, ImageDraw rectangles + text, `save(quality=60, optimize=True, subsampling=2)`.
+Threads: Pillow and the floor run on one thread; the core splits the main resize by rows over 2
+threads and encodes the thumbnail on a second thread while the main JPEG is encoded (same
+output bytes as one thread). Core and Pillow calls alternate within each repetition; the floor
+runs back to back.
 Floor: `_core.turbo_floor` = libjpeg-turbo (the core's static build) decoding DCT-scaled exactly as
 the core does + encoding an output-sized and a thumbnail-sized crop, no resampling, no labels.
 Memory: fresh subprocess per row, kernel RSS high-water mark (VmHWM, reset via clear_refs) minus
@@ -293,7 +310,8 @@ def main() -> None:
     env = (
         f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
         f"Pillow {PIL.__version__} (libjpeg-turbo {features.version('libjpeg_turbo')}), "
-        f"median of {args.reps} runs after one warm-up; both single-threaded per call"
+        f"median of {args.reps} runs (core/Pillow interleaved) after one warm-up; "
+        "Pillow and the floor single-threaded, the core up to 2 threads per call"
     )
     report = "\n\n".join(
         [

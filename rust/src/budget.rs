@@ -41,7 +41,8 @@ where
         bytes,
         quality,
         size,
-        scale: f64::from(size.0) / f64::from(full.0),
+        // From the long edge: on a 3 px wide strip the width cannot show a 5% shrink.
+        scale: f64::from(size.0.max(size.1)) / f64::from(full.0.max(full.1)),
         downgraded,
     };
     let first = encode(full, quality)?;
