@@ -30,12 +30,17 @@ from shotbridge.client import BusClient, wait_for_host  # noqa: E402
 from shotbridge.localserve import LocalServer  # noqa: E402
 
 VARIANTS: dict[str, dict[str, Any]] = {
-    "cdp jpeg, rendered at output size (default)": {},
-    "cdp jpeg, full size → core": {"render_at_output_size": False},
-    "cdp png, full size → core": {"render_at_output_size": False, "browser_format": "png"},
+    "auto (default): captureVisibleTab jpeg when free, else CDP": {},
+    "cdp jpeg, rendered at output size": {"method": "cdp"},
+    "cdp jpeg, full size → core": {"method": "cdp", "render_at_output_size": False},
+    "cdp png, full size → core": {
+        "method": "cdp",
+        "render_at_output_size": False,
+        "browser_format": "png",
+    },
     "captureVisibleTab jpeg → core": {"method": "visible"},
     "captureVisibleTab png → core": {"method": "visible", "browser_format": "png"},
-    "annotated (cdp jpeg + 50 labels)": {"annotate": True},
+    "annotated (auto + 50 labels)": {"annotate": True},
 }
 
 

@@ -190,6 +190,14 @@ export async function capture(ctx) {
   const timings = {};
   if (a.scroll !== null) await timed(timings, 'scroll', scrollBefore(ctx, tabId, a.scroll));
   if (a.method === 'visible') return captureVisible(ctx, tab, a, timings, 'not available with method "visible"');
+  if (preferVisible(a, tab)) {
+    try {
+      return await captureVisible(ctx, tab, a, timings, '');
+    } catch (e) {
+      // Quota hit or the window cannot be read: CDP can still take it.
+      console.info('[shotbridge] captureVisibleTab failed, using CDP:', /** @type {Error} */ (e).message);
+    }
+  }
   try {
     return await captureCdp(ctx, tabId, !!tab.active, a, timings);
   } catch (e) {
@@ -385,6 +393,22 @@ async function captureCdp(ctx, tabId, active, a, timings) {
   });
 }
 
+// captureVisibleTab is Chrome's cheapest path to what is on screen: it reads the last frame
+// instead of rendering a new one, and needs no debugger (so no "started debugging this browser"
+// bar in the user's window). Chrome allows it about twice a second.
+const VISIBLE_MIN_INTERVAL_MS = 550;
+let lastVisibleAt = -Infinity;
+
+/**
+ * A plain viewport capture of the active tab, with the quota free: the visible-tab path.
+ * @param {CaptureArgs} a
+ * @param {chrome.tabs.Tab} tab
+ */
+function preferVisible(a, tab) {
+  return a.method === 'auto' && !!tab.active && a.selector === null && !a.full_page && a.scale === null &&
+    performance.now() - lastVisibleAt >= VISIBLE_MIN_INTERVAL_MS;
+}
+
 /**
  * chrome.tabs.captureVisibleTab, retried once on Chrome's ~2 calls/s quota.
  * @param {number} windowId
@@ -393,6 +417,7 @@ async function captureCdp(ctx, tabId, active, a, timings) {
 async function captureVisibleTab(windowId, opts) {
   for (let attempt = 0; ; attempt++) {
     try {
+      lastVisibleAt = performance.now();
       return await chrome.tabs.captureVisibleTab(windowId, opts);
     } catch (e) {
       const msg = /** @type {Error} */ (e).message || String(e);
