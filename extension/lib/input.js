@@ -7,8 +7,7 @@
 import { Code, ShotError } from './errors.js';
 import { callPage } from './page.js';
 import { withDebugger } from './debugger.js';
-import { resolveTab } from './tabs.js';
-import { assertCapturable } from './restricted.js';
+import { targetTab } from './tabs.js';
 import { MODIFIER_BITS, keyPressEvents, modifierName } from './keys.js';
 
 /**
@@ -109,17 +108,6 @@ async function page(tabId, name, args) {
   const out = await callPage(tabId, name, args);
   if (out && out.error) throw new ShotError(out.error.code, out.error.message);
   return out;
-}
-
-/**
- * @param {import('./context.js').CommandContext} ctx
- */
-async function targetTab(ctx) {
-  const tab = await resolveTab(ctx.args.tab_id);
-  const tabId = /** @type {number} */ (tab.id);
-  ctx.watchTab(tabId);
-  assertCapturable(tab.url || tab.pendingUrl);
-  return tabId;
 }
 
 /**

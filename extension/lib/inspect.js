@@ -2,19 +2,7 @@
 
 import { Code, ShotError } from './errors.js';
 import { callPage } from './page.js';
-import { resolveTab } from './tabs.js';
-import { assertCapturable } from './restricted.js';
-
-/**
- * @param {import('./context.js').CommandContext} ctx
- */
-async function targetTab(ctx) {
-  const tab = await resolveTab(ctx.args.tab_id);
-  const tabId = /** @type {number} */ (tab.id);
-  ctx.watchTab(tabId);
-  assertCapturable(tab.url || tab.pendingUrl);
-  return tabId;
-}
+import { targetTab } from './tabs.js';
 
 /**
  * @param {import('./context.js').CommandContext} ctx

@@ -3,6 +3,7 @@
 // restart (chrome.storage.session) and is dropped when its tab closes, which falls back to the default.
 
 import { Code, ShotError } from './errors.js';
+import { assertCapturable } from './restricted.js';
 
 const STORAGE_KEY = 'tracked_tab_id';
 
@@ -183,4 +184,18 @@ export function installListeners() {
   chrome.windows.onFocusChanged.addListener((windowId) => {
     if (windowId !== chrome.windows.WINDOW_ID_NONE) followActive();
   });
+}
+
+/**
+ * The tab a page command acts on (`args.tab_id` or the tracked one), watched for closing and
+ * checked to be a page extensions may script.
+ * @param {import('./context.js').CommandContext} ctx
+ * @returns {Promise<number>}
+ */
+export async function targetTab(ctx) {
+  const tab = await resolveTab(ctx.args.tab_id);
+  const tabId = /** @type {number} */ (tab.id);
+  ctx.watchTab(tabId);
+  assertCapturable(tab.url || tab.pendingUrl);
+  return tabId;
 }
