@@ -125,10 +125,13 @@ async function probe(tabId, selector, maskSelectors) {
   return { ...p, masks };
 }
 
-/** @param {Rect[]} a @param {Rect[]} b */
-function unionRects(a, b) {
+/**
+ * Every rect of the given lists once.
+ * @param {Rect[][]} lists
+ */
+function unionRects(...lists) {
   const seen = new Set();
-  return a.concat(b).filter((r) => {
+  return lists.flat().filter((r) => {
     const k = `${r.x},${r.y},${r.width},${r.height}`;
     if (seen.has(k)) return false;
     seen.add(k);
@@ -142,12 +145,12 @@ function intersects(a, b) {
 }
 
 /**
- * @param {any} pre probe before the screenshot
- * @param {any} post probe after it
+ * The secrets of one or more probes (before and after a screenshot) that touch the captured area.
  * @param {Rect} area captured area, viewport-relative CSS px
+ * @param {...any} probes
  */
-function masksFor(pre, post, area) {
-  return unionRects(pre.masks, post.masks).filter((m) => intersects(m, area));
+function masksFor(area, ...probes) {
+  return unionRects(...probes.map((p) => p.masks)).filter((m) => intersects(m, area));
 }
 
 /**
@@ -383,7 +386,7 @@ async function captureCdp(ctx, tabId, active, a, timings) {
         scroll: pre.scroll,
         origin: { x: plan.area.x, y: plan.area.y },
         css_size: { width: plan.area.width, height: plan.area.height },
-        masks: masksFor(pre, pre, plan.area),
+        masks: masksFor(plan.area, pre),
         unavailable: [],
         truncated: plan.truncated,
         page_height: plan.pageHeight,
@@ -475,7 +478,7 @@ async function captureVisible(ctx, tab, a, timings, why) {
       scroll: pre.scroll,
       origin: { x: 0, y: 0 },
       css_size: { width: area.width, height: area.height },
-      masks: masksFor(pre, post, area),
+      masks: masksFor(area, pre, post),
       unavailable,
       truncated: false,
       page_height: pre.document.height,
