@@ -44,6 +44,7 @@ async def push(state: ServerState, settings: dict[str, Any]) -> dict[str, Any] |
 
 
 async def request(state: ServerState, cmd: str, args: dict[str, Any] | None = None) -> dict:
+    """One host or extension command for a tool; a failure becomes the tool's error."""
     try:
         return await state.connection.request(cmd, args, timeout=REQUEST_TIMEOUT_S)
     except Exception as exc:

@@ -10,9 +10,8 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from shotbridge.mcp_server import content, session
-from shotbridge.mcp_server.failures import to_tool_error
 from shotbridge.mcp_server.settings import SCREENSHOT_MODES, SettingsError
-from shotbridge.mcp_server.state import REQUEST_TIMEOUT_S, ServerState
+from shotbridge.mcp_server.state import ServerState
 
 ACTIONS = ("capture", "track")
 
@@ -80,12 +79,7 @@ def register(server: MCPServer, state: ServerState) -> None:
                 )
             if settings is not None:
                 raise ToolError("settings belongs to action='capture'.")
-            try:
-                tracked = await state.connection.request(
-                    "track", {"tab_id": tab_id}, timeout=REQUEST_TIMEOUT_S
-                )
-            except Exception as exc:
-                raise to_tool_error(exc) from exc
+            tracked = await session.request(state, "track", {"tab_id": tab_id})
             return content.result([content.text(_tracking(tab_id, tracked))], tool="configure")
         raise ToolError(f"Unknown action {action!r}. Valid actions: {', '.join(ACTIONS)}.")
 

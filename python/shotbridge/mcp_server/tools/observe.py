@@ -10,8 +10,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ContentBlock, ToolAnnotations
 from pydantic import Field
 
-from shotbridge.mcp_server import content, shots
-from shotbridge.mcp_server.failures import invalid_selector, to_tool_error
+from shotbridge.mcp_server import content, session, shots
+from shotbridge.mcp_server.failures import invalid_selector
 from shotbridge.mcp_server.state import REQUEST_TIMEOUT_S, ServerState
 from shotbridge.mcp_server.tools import screenshots
 
@@ -110,20 +110,13 @@ def register(server: MCPServer, state: ServerState) -> None:
         return content.result(blocks, tool="observe")
 
 
-async def _request(state: ServerState, cmd: str, args: dict[str, Any] | None = None) -> dict:
-    try:
-        return await state.connection.request(cmd, args, timeout=REQUEST_TIMEOUT_S)
-    except Exception as exc:
-        raise to_tool_error(exc) from exc
-
-
 def _count(value: Any) -> int:
     """The extension may send a count or the list itself."""
     return len(value) if isinstance(value, list | tuple) else int(value or 0)
 
 
 async def _page(state: ServerState) -> dict[str, Any]:
-    info = await _request(state, "page_info")
+    info = await session.request(state, "page_info")
     return {
         "url": info.get("url"),
         "title": info.get("title"),
@@ -137,7 +130,7 @@ async def _page(state: ServerState) -> dict[str, Any]:
 
 async def _elements(state: ServerState) -> dict[str, Any]:
     """Interactive elements in reading order, on screen or not (discover's include_offscreen)."""
-    found = await _request(
+    found = await session.request(
         state, "discover", {"target": "interactive", "max": 100, "include_offscreen": True}
     )
     elements = [
@@ -160,7 +153,7 @@ async def _elements(state: ServerState) -> dict[str, Any]:
 
 
 async def _errors(state: ServerState) -> dict[str, Any]:
-    found = await _request(state, "errors")
+    found = await session.request(state, "errors")
     errors = found.get("errors", [])
     return {
         "count": len(errors),
@@ -170,7 +163,7 @@ async def _errors(state: ServerState) -> dict[str, Any]:
 
 
 async def _tabs(state: ServerState) -> dict[str, Any]:
-    found = await _request(state, "list_tabs")
+    found = await session.request(state, "list_tabs")
     tabs = found.get("tabs", found if isinstance(found, list) else [])
     tracked = next((t.get("id") for t in tabs if t.get("tracked")), None)
     return {"tracked_tab": tracked, "tabs": tabs}
