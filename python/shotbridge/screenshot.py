@@ -21,6 +21,7 @@ from pydantic import Field
 
 from shotbridge.protocol import (
     CaptureResult,
+    CaptureTile,
     DiscoverResult,
     ElementInfo,
     Model,
@@ -189,16 +190,19 @@ async def take(
     capture = CaptureResult.model_validate(raw_capture)
     timings["browser_ms"] = (time.perf_counter() - t1) * 1000
 
-    elements = found.elements if found else []
-    annotations = to_annotations(elements)
+    annotations = to_annotations(found.elements if found else [])
+    labels = [a.model_dump() for a in annotations]
     # One image, or one per full-page tile: each is shrunk on its own with its own boxes/masks.
-    parts = (
-        [(t.data_url, t.origin, t.css_size) for t in capture.tiles]
-        if capture.tiles
-        else [(capture.data_url, capture.origin, capture.css_size)]
+    parts: list[CaptureTile | CaptureResult] = [*capture.tiles] or [capture]
+    options = image.ShrinkOptions(
+        max_width=args.max_width,
+        max_long_edge=args.max_long_edge,
+        quality=args.quality,
+        max_bytes=args.max_bytes,
     )
 
-    def shrink_part(data_url: str, origin: Point, css_size: Size) -> Any:
+    def shrink_part(part: CaptureTile | CaptureResult) -> Any:
+        origin, css_size = part.origin, part.css_size
         boxes = [
             image.Box(label=a.label, **r.model_dump())
             for a in annotations
@@ -206,31 +210,23 @@ async def take(
         ]
         masks = [r for m in capture.masks if _within(r := _shift(m, origin), css_size)]
         shrunk = image.shrink(
-            data_url,
-            image.ShrinkOptions(
-                max_width=args.max_width,
-                max_long_edge=args.max_long_edge,
-                quality=args.quality,
-                max_bytes=args.max_bytes,
-            ),
+            part.data_url,
+            options,
             boxes=boxes,
             masks=masks,
             device_pixel_ratio=capture.device_pixel_ratio,
-            css_size=(css_size.width, css_size.height),
+            css_size=css_size,
         )
         return shrunk, len(masks)
 
     t2 = time.perf_counter()
-    done = await asyncio.gather(*(asyncio.to_thread(shrink_part, *p) for p in parts))
+    done = await asyncio.gather(*(asyncio.to_thread(shrink_part, p) for p in parts))
     timings["core_ms"] = (time.perf_counter() - t2) * 1000
     timings["total_ms"] = (time.perf_counter() - t0) * 1000
 
-    ids: list[int | None] = []
-    for i, ((shrunk, _), (_, origin, css_size)) in enumerate(zip(done, parts, strict=True)):
-        if shots is None:
-            ids.append(None)
-            continue
-        ids.append(
+    ids: list[int | None] = [None] * len(parts)
+    if shots is not None:
+        ids = [
             shots.add(
                 url=capture.url,
                 tab_id=capture.tab_id,
@@ -238,15 +234,16 @@ async def take(
                 height=shrunk.height,
                 css_to_output_scale=shrunk.css_to_output_scale,
                 device_pixel_ratio=capture.device_pixel_ratio,
-                origin=origin,
-                css_size=css_size,
+                origin=part.origin,
+                css_size=part.css_size,
                 scroll=capture.scroll,
                 viewport=capture.viewport,
                 annotated=args.annotate,
-                annotations=[a.model_dump() for a in annotations],
+                annotations=labels,
                 tile=i if capture.tiles else None,
             ).id
-        )
+            for i, ((shrunk, _), part) in enumerate(zip(done, parts, strict=True))
+        ]
 
     shrunk = done[0][0]
     notes: list[str] = []
@@ -276,10 +273,10 @@ async def take(
         "device_pixel_ratio": capture.device_pixel_ratio,
         "viewport": capture.viewport.model_dump(),
         "scroll": capture.scroll.model_dump(),
-        "origin": parts[0][1].model_dump(),
-        "css_size": parts[0][2].model_dump(),
+        "origin": parts[0].origin.model_dump(),
+        "css_size": parts[0].css_size.model_dump(),
         "masked": sum(m for _, m in done),
-        "annotations": [a.model_dump() for a in annotations],
+        "annotations": labels,
         "total_found": found.total_found if found else 0,
         "unavailable": capture.unavailable,
         "truncated": capture.truncated,
@@ -297,12 +294,12 @@ async def take(
                 "bytes": len(part.jpeg),
                 "quality": part.quality,
                 "css_to_output_scale": part.css_to_output_scale,
-                "origin": origin.model_dump(),
+                "origin": tile.origin.model_dump(),
                 # Document CSS px (not viewport-relative): where the band sits on the page.
-                "css_y": origin.y + capture.scroll.y,
-                "css_height": css_size.height,
+                "css_y": tile.origin.y + capture.scroll.y,
+                "css_height": tile.css_size.height,
             }
-            for sid, (part, _), (_, origin, css_size) in zip(ids, done, parts, strict=True)
+            for sid, (part, _), tile in zip(ids, done, parts, strict=True)
         ]
     publish_screenshot(shots, result, raw_args)  # the session's screenshot buffer
     return result
