@@ -1,7 +1,7 @@
 """Session memory in the host: the timeline, the screenshot buffer and automatic captures.
 
 The :class:`Recorder` listens to the extension's events (``nav``, ``action``, ``page_error``,
-``network``), sees every screenshot the host produces (``screenshot.SINKS``), and serves the bus
+``network``), sees every screenshot the host produces (``SCREENSHOT_SINKS``), and serves the bus
 commands ``timeline``, ``screenshots``, ``screenshot_get`` and ``record_config``.
 
 Automatic capture (``auto_screenshot``): after a completed navigation, a page error or a user
@@ -22,7 +22,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
@@ -39,6 +39,9 @@ from shotbridge.timeline import (
     Timeline,
     Trigger,
 )
+
+if TYPE_CHECKING:  # screenshot imports this module (publish_screenshot) at load time
+    from shotbridge.screenshot import Link
 
 log = logging.getLogger(__name__)
 
@@ -61,12 +64,6 @@ def publish_screenshot(shots: Any, result: dict[str, Any], raw_args: dict[str, A
             sink(shots, result, raw_args)
         except Exception:
             log.exception("screenshot sink failed")
-
-
-class Link(Protocol):
-    async def request(
-        self, cmd: str, args: dict[str, Any] | None = None, timeout: float = 15.0
-    ) -> dict[str, Any]: ...
 
 
 class AutoScreenshot(Model):
@@ -133,7 +130,7 @@ class Recorder:
             self._auto("action", entry.id)
 
     def on_screenshot(self, shots: Any, result: dict[str, Any], raw_args: dict[str, Any]) -> None:
-        """``screenshot.SINKS`` hook: every image the host produced goes into the buffer."""
+        """``SCREENSHOT_SINKS`` hook: every image the host produced goes into the buffer."""
         if shots is not self.shots or result.get("screenshot_id") is None:
             return
         trigger = raw_args.get("trigger", "explicit")
@@ -246,7 +243,7 @@ class Recorder:
             "action_id": action_id,
         }
         try:
-            return await screenshot.take(self.link, args, self.shots)  # type: ignore[arg-type]
+            return await screenshot.take(self.link, args, self.shots)
         except Exception as exc:
             log.info("automatic %s screenshot failed: %s", trigger, exc)
             return None
