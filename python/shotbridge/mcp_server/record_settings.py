@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-AUTO_FIELDS = ("on_navigation", "on_error", "on_action")
-DEFAULT_AUTO = {"on_navigation": False, "on_error": True, "on_action": False}
+from shotbridge.recording import AutoScreenshot
+
+# The host's recorder owns these settings; the server checks against the same fields and defaults.
+AUTO_FIELDS = tuple(AutoScreenshot.model_fields)
+DEFAULT_AUTO = AutoScreenshot().model_dump()
 RECORDING_NAMES = ("auto_screenshot", "network")
 
 
