@@ -26,7 +26,6 @@ from shotbridge.shots import Shot, ShotRegistry, image_to_viewport, label_target
 
 log = logging.getLogger(__name__)
 
-INPUT_ACTIONS = ("click", "hover", "type", "keypress", "scroll")
 NAVIGATIONS = ("back", "forward", "reload")
 Action = Literal[
     "click", "hover", "type", "keypress", "scroll", "navigate", "back", "forward", "reload", "cdp"

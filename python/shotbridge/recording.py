@@ -118,7 +118,7 @@ class Recorder:
         if isinstance(entry, NavEntry):
             if entry.complete and entry.seq != self._nav_done:  # once per load
                 self._nav_done = entry.seq
-                self._after_navigation(entry)
+                self._after_navigation()
         elif isinstance(entry, ErrorEntry):
             if self.config.auto_screenshot.on_error:
                 self._auto("error", self._last_action_id())
@@ -180,7 +180,7 @@ class Recorder:
         task.add_done_callback(self._tasks.discard)
         return task
 
-    def _after_navigation(self, nav: NavEntry) -> None:
+    def _after_navigation(self) -> None:
         if self.config.observe:
             self._spawn(self._observe_twice())
         if self.config.auto_screenshot.on_navigation:
