@@ -145,6 +145,17 @@ class ScrollToSelector(Model):
 ScrollTarget = Literal["top", "bottom"] | ScrollToY | ScrollToSelector
 
 
+def scroll_target(value: str) -> str | dict[str, Any]:
+    """A ``ScrollTarget`` from text: "top" / "bottom", a y offset, or else a selector."""
+    v = value.strip()
+    if v.lower() in ("top", "bottom"):
+        return v.lower()
+    try:
+        return {"y": float(v)}
+    except ValueError:
+        return {"selector": v}
+
+
 class TileCaps(Model):
     """Output px every full-page tile must fit (the core's caps)."""
 

@@ -170,6 +170,7 @@ def capture(
     Exit codes: 0 done, 1 capture failed, 2 bad input, 3 no browser.
     """
     from shotbridge.errors import BrowserError, BusError, CommandError, ShotbridgeError
+    from shotbridge.protocol import scroll_target
 
     w, h = parse_window(window_size)
     if target == "custom" and not annotation_selector:
@@ -185,7 +186,7 @@ def capture(
                 "annotate": annotate,
                 "full_page": full_page,
                 "selector": selector,
-                "scroll": _scroll_arg(scroll_to),
+                "scroll": None if scroll_to is None else scroll_target(scroll_to),
                 "target": target,
                 "annotation_selector": annotation_selector,
                 "max_annotations": max_annotations,
@@ -257,19 +258,6 @@ def capture(
     if result["unavailable"]:
         extras.append("unavailable: " + "; ".join(result["unavailable"]))
     click.echo("  " + " · ".join(extras))
-
-
-def _scroll_arg(value: str | None) -> str | dict[str, Any] | None:
-    """--scroll: "top" / "bottom", a y offset, or else a selector to bring into view."""
-    if value is None:
-        return None
-    v = value.strip()
-    if v.lower() in ("top", "bottom"):
-        return v.lower()
-    try:
-        return {"y": float(v)}
-    except ValueError:
-        return {"selector": v}
 
 
 def _tile_path(main: Path, n: int) -> Path:

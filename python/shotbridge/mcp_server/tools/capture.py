@@ -11,6 +11,7 @@ from pydantic import Field
 
 from shotbridge.mcp_server import content, shots
 from shotbridge.mcp_server.state import ServerState
+from shotbridge.protocol import scroll_target
 
 DESCRIPTION = """\
 Screenshot of the tracked browser tab as a JPEG sized for the model (≤1280 px wide, \
@@ -85,15 +86,9 @@ def _scroll_arg(scroll: str | float | None) -> str | dict[str, Any] | None:
         return None
     if isinstance(scroll, int | float):
         return {"y": float(scroll)}
-    value = scroll.strip()
-    if not value:
+    if not scroll.strip():
         raise ToolError('scroll is empty: pass "top", "bottom", a y offset or a CSS selector.')
-    if value.lower() in ("top", "bottom"):
-        return value.lower()
-    try:
-        return {"y": float(value)}
-    except ValueError:
-        return {"selector": value}
+    return scroll_target(scroll)
 
 
 def _tile_blocks(shot: dict[str, Any], tiles: list[dict[str, Any]]) -> list[ContentBlock]:
