@@ -167,7 +167,8 @@ class CaptureArgs(Model):
     """``capture``: screenshot of a tab."""
 
     tab_id: int | None = None  # default: the tracked tab
-    method: Literal["auto", "cdp", "visible"] = "auto"  # auto: CDP, falling back to visible
+    # auto: captureVisibleTab for a plain viewport capture while Chrome's quota allows, else CDP.
+    method: Literal["auto", "cdp", "visible"] = "auto"
     format: Literal["jpeg", "png"] = "jpeg"
     quality: int = Field(90, ge=1, le=100)
     # Render scale (image px per CSS px) asked of the browser; None = devicePixelRatio.
@@ -179,6 +180,11 @@ class CaptureArgs(Model):
     scroll: ScrollTarget | None = None  # applied before capturing
     # full_page only: capture CSS bands that each fit these caps instead of one tall image.
     tile: TileCaps | None = None
+    # CDP only: render at the scale that makes the image fit these caps (never upscaling).
+    fit: TileCaps | None = None
+    # Secrets to paint over on top of password fields (the user's configure mask_selectors).
+    mask_selectors: list[str] = Field(default_factory=list)
+    debugger_idle_ms: int = Field(2000, ge=0, le=60_000)  # keep the debugger attached this long
 
 
 class CaptureTile(Model):
