@@ -232,13 +232,15 @@ class Host:
         }
 
     async def _screenshot(self, conn: BusConnection, args: dict[str, Any]) -> dict[str, Any]:
+        from shotbridge import screenshot
+
         try:
-            from shotbridge import screenshot  # the lead's module; lazy: it pulls in the core
-        except ImportError as exc:
+            return await screenshot.take(self.link, args, self.shots)
+        except ImportError as exc:  # take() loads the Rust core on first use
             raise CommandError(
-                ErrorCode.INTERNAL, f"screenshot support unavailable: {exc}"
+                ErrorCode.INTERNAL,
+                f"the image core is unavailable ({exc}); rebuild it: `pip install -e .`",
             ) from exc
-        return await screenshot.take(self.link, args, self.shots)
 
     async def _interact(self, conn: BusConnection, args: dict[str, Any]) -> dict[str, Any]:
         from shotbridge import interact  # lazy, like screenshot: it may pull in the core
