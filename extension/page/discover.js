@@ -102,12 +102,7 @@
       in_viewport: L.overlapArea(rect, viewportRect) > 0.5 * rect.width * rect.height,
     }));
     return {
-      url: location.href,
-      title: document.title,
-      ready_state: document.readyState,
-      device_pixel_ratio: window.devicePixelRatio,
-      viewport: L.viewport(),
-      scroll: L.scroll(),
+      ...L.pageHeader(),
       elements,
       total_found: ordered.length,
     };

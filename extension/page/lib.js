@@ -23,6 +23,15 @@
 
   L.viewport = () => ({ width: window.innerWidth, height: window.innerHeight });
   L.scroll = () => ({ x: window.scrollX, y: window.scrollY });
+  /** What every page answer carries: where the page is and how it maps to pixels. */
+  L.pageHeader = () => ({
+    url: location.href,
+    title: document.title,
+    ready_state: document.readyState,
+    device_pixel_ratio: window.devicePixelRatio,
+    viewport: L.viewport(),
+    scroll: L.scroll(),
+  });
 
   /**
    * Shadow root of `el`; closed ones only where Chrome lets extensions see them (chrome.dom).

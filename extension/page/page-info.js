@@ -23,15 +23,10 @@
       if (L.isVisible(el, el.getBoundingClientRect())) interactive++;
     }
     return {
-      url: location.href,
-      title: document.title,
-      viewport: L.viewport(),
-      ready_state: document.readyState,
+      ...L.pageHeader(),
       headings,
       forms: L.queryAllDeep('form', { roots }).length,
       interactive_count: interactive,
-      device_pixel_ratio: window.devicePixelRatio,
-      scroll: L.scroll(),
     };
   };
 })();

@@ -116,12 +116,7 @@
     }
     return {
       isTop,
-      url: location.href,
-      title: document.title,
-      ready_state: document.readyState,
-      device_pixel_ratio: window.devicePixelRatio,
-      viewport: L.viewport(),
-      scroll: L.scroll(),
+      ...L.pageHeader(),
       document: documentSize(),
       target,
       masks: out.masks,

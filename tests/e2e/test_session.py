@@ -270,13 +270,14 @@ def _outcomes(run: subprocess.CompletedProcess[str]) -> dict[str, str]:
     return out
 
 
-needs_node = pytest.mark.skipif(
-    not (NODE_MODULES / ".bin" / "playwright").exists(),
-    reason="tests/e2e/node_modules missing: scripts/setup.sh runs npm install",
-)
+@pytest.fixture
+def needs_node() -> None:
+    """The generated specs run under the real @playwright/test; a missing install is a failure."""
+    if not (NODE_MODULES / ".bin" / "playwright").exists():
+        pytest.fail("tests/e2e/node_modules missing: scripts/setup.sh runs npm install")
 
 
-@needs_node
+@pytest.mark.usefixtures("needs_node")
 def test_generated_spec_baselines_passes_then_catches_css_change(
     recorded: dict[str, Any], app: tuple[str, Path], tmp_path: Path
 ) -> None:
@@ -318,7 +319,7 @@ def test_generated_spec_baselines_passes_then_catches_css_change(
     assert "toHaveScreenshot" in third.stdout and "step-1" in third.stdout
 
 
-@needs_node
+@pytest.mark.usefixtures("needs_node")
 def test_reproduction_script_runs_to_the_end(recorded: dict[str, Any], tmp_path: Path) -> None:
     s = _session(recorded)
     project = _project(tmp_path / "repro")
