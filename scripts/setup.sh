@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
-apt_packages=(chromium cmake nasm pkg-config build-essential python3-venv ca-certificates)
+apt_packages=(chromium cmake nasm pkg-config build-essential python3-venv ca-certificates xvfb xauth)
 if command -v apt-get >/dev/null 2>&1; then
   missing=()
   for p in "${apt_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

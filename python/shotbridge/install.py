@@ -20,7 +20,7 @@ import shlex
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from importlib import metadata
+from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
@@ -169,9 +169,13 @@ def _write_atomic(path: Path, text: str, mode: int) -> None:
 
 
 def extension_dir() -> Path:
-    """The unpacked extension: ``$SHOTBRIDGE_EXTENSION_DIR``, else ``<checkout>/extension``."""
+    """The unpacked extension: ``$SHOTBRIDGE_EXTENSION_DIR``, else the copy inside the package.
+
+    The extension lives in the ``shotbridge`` package itself (``shotbridge/extension``), so a
+    checkout and an installed wheel find it the same way, through ``importlib.resources``.
+    """
     explicit = os.environ.get("SHOTBRIDGE_EXTENSION_DIR")
-    path = Path(explicit) if explicit else Path(__file__).resolve().parents[2] / "extension"
+    path = Path(explicit) if explicit else Path(str(resources.files("shotbridge") / "extension"))
     if not (path / "manifest.json").is_file():
         hint = "" if explicit else " (set SHOTBRIDGE_EXTENSION_DIR to the folder that holds it)"
         raise ShotbridgeError(f"no unpacked extension at {path}: manifest.json missing{hint}")
