@@ -3,8 +3,10 @@
 ``x``/``y`` are pixels of a screenshot the model was shown (``screenshot_id``, default the latest);
 ``label`` is a numbered label of the latest annotated screenshot. Both are mapped to CSS viewport
 pixels here with that screenshot's scale and origin (``shotbridge.shots``), and the extension is
-told the screenshot's URL and scroll position: it refuses (``stale_screenshot``) when the tab shows
-another URL now, and shifts the point with the content when the page has scrolled since. A
+told the screenshot's URL, scroll position and viewport: it refuses (``stale_screenshot``) when the
+tab shows another URL now or a pixel's viewport changed (resize, zoom, Chrome's debugging bar; a
+label is then re-aimed at its element), and shifts the point with the content when the page has
+scrolled since. A
 ``selector`` needs no screenshot. The extension performs the action with trusted CDP input and
 reports what was under the point; ``include_screenshot`` appends a fresh screenshot.
 """
@@ -113,6 +115,9 @@ def input_args(shots: ShotRegistry, a: InteractArgs) -> tuple[dict[str, Any], Sh
     if shot is not None:
         out["from_scroll"] = shot.scroll.model_dump()
         out["expect_url"] = shot.url
+        # The extension refuses a pixel (and re-aims a label) when the viewport differs now.
+        out["expect_viewport"] = shot.viewport_key()
+        out["screenshot_id"] = shot.id
     return out, shot
 
 

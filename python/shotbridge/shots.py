@@ -10,6 +10,16 @@ CSS point ``(x / css_to_output_scale + origin.x, y / css_to_output_scale + origi
 was scrolled when the screenshot was taken* (``scroll``). If the page has scrolled since, the
 extension shifts the point by the difference so it follows the content (it gets ``from_scroll``);
 fixed/sticky elements do not move with the page, and the result says when a shift was applied.
+
+Each screenshot also records the viewport (CSS width × height) and the device pixel ratio, which
+together change with a resize, a zoom, or Chrome's "started debugging this browser" bar. A pixel
+or label point is sent with that viewport (``expect_viewport``) and the extension refuses the
+action (``stale_screenshot``) when the viewport differs at the moment of acting: a layout that
+depends on the window's size moves, so a point cannot be mapped exactly.
+
+Registries belong to one client session (``shotbridge.sessions``): a session only ever resolves
+points and labels against its own screenshots, and automatic screenshots the model was not shown
+(``hide``) are never its default "latest"; ids stay unique across the host (a shared counter).
 """
 
 from __future__ import annotations
@@ -17,6 +27,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections import OrderedDict
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from pydantic import Field
@@ -55,36 +66,51 @@ class Shot(Model):
     annotations: list[ShotLabel] = Field(default_factory=list)
     tile: int | None = None  # index within a tiled full page
     taken: float = Field(default_factory=time.time)
+    shown: bool = True  # False: an automatic capture the model was not handed
+
+    def viewport_key(self) -> dict[str, float]:
+        """What the extension compares before acting at a point of this screenshot."""
+        return {
+            "width": self.viewport.width,
+            "height": self.viewport.height,
+            "dpr": self.device_pixel_ratio,
+        }
 
 
 class ShotRegistry:
     """The last ``keep`` screenshots by id; ids never repeat within a host's life."""
 
-    def __init__(self, keep: int = KEEP) -> None:
+    def __init__(self, keep: int = KEEP, ids: Iterator[int] | None = None) -> None:
         self.keep = keep
-        self._ids = itertools.count(1)
+        # Sessions of one host share ``ids`` so a screenshot_id names one image host-wide.
+        self._ids = ids if ids is not None else itertools.count(1)
         self._shots: OrderedDict[int, Shot] = OrderedDict()
-        self._latest_annotated: int | None = None
 
     def add(self, **fields: Any) -> Shot:
         shot = Shot.model_validate({**fields, "id": next(self._ids)})
         self._shots[shot.id] = shot
         while len(self._shots) > self.keep:
             self._shots.popitem(last=False)
-        if shot.annotated:
-            self._latest_annotated = shot.id
         return shot
+
+    def hide(self, shot_ids: Iterable[int]) -> None:
+        """Mark automatic captures: reachable by id, never the default for x/y or labels."""
+        for shot_id in shot_ids:
+            shot = self._shots.get(shot_id)
+            if shot is not None:
+                shot.shown = False
 
     def get(self, shot_id: int) -> Shot | None:
         return self._shots.get(shot_id)
 
     @property
     def latest(self) -> Shot | None:
-        return next(reversed(self._shots.values()), None)
+        """The newest screenshot this session's model was shown."""
+        return next((s for s in reversed(self._shots.values()) if s.shown), None)
 
     @property
     def latest_annotated(self) -> Shot | None:
-        return self._shots.get(self._latest_annotated) if self._latest_annotated else None
+        return next((s for s in reversed(self._shots.values()) if s.shown and s.annotated), None)
 
     def __len__(self) -> int:
         return len(self._shots)
@@ -129,7 +155,8 @@ class ShotRegistry:
             newest = self.latest
             raise CommandError(
                 ErrorCode.STALE_SCREENSHOT,
-                f"Screenshot {shot_id} is not known to this host (it keeps the last {self.keep}"
+                f"Screenshot {shot_id} is not one of this session's screenshots (it keeps its "
+                f"last {self.keep}"
                 + (f"; the newest is {newest.id}" if newest else "")
                 + "): take a fresh screenshot.",
             )

@@ -188,7 +188,7 @@ export async function capture(ctx) {
   const tab = await resolveTab(a.tab_id);
   const tabId = /** @type {number} */ (tab.id);
   ctx.watchTab(tabId);
-  assertCapturable(tab.url || tab.pendingUrl);
+  assertCapturable(tab.url || tab.pendingUrl, tabId, a.tab_id !== null);
   /** @type {Record<string, number>} */
   const timings = {};
   if (a.scroll !== null) await timed(timings, 'scroll', scrollBefore(ctx, tabId, a.scroll));

@@ -29,7 +29,7 @@ export async function cdp(ctx) {
   const tab = await resolveTab(ctx.args.tab_id);
   const tabId = /** @type {number} */ (tab.id);
   ctx.watchTab(tabId);
-  assertCapturable(tab.url || tab.pendingUrl);
+  assertCapturable(tab.url || tab.pendingUrl, tabId, ctx.args.tab_id !== undefined && ctx.args.tab_id !== null);
   ctx.step = `${method}`;
   const idleMs = ctx.args.debugger_idle_ms ?? 2000;
   // A failing method is the caller's problem (wrong params, unknown domain): bad_request with

@@ -9,6 +9,7 @@ import { callPage } from './page.js';
 import { withDebugger } from './debugger.js';
 import { targetTab } from './tabs.js';
 import { MODIFIER_BITS, keyPressEvents, modifierName } from './keys.js';
+import { viewportChange } from './viewport.js';
 
 /**
  * @typedef {{x: number, y: number}} Point
@@ -17,7 +18,8 @@ import { MODIFIER_BITS, keyPressEvents, modifierName } from './keys.js';
  *   expect_selector: string | null, expect_url: string | null, text: string | null,
  *   clear: boolean, key: string | null, modifiers: string[], button: 'left' | 'right' | 'middle',
  *   click_count: number, delta_x: number, delta_y: number, to: 'top' | 'bottom' | {y: number} | null,
- *   debugger_idle_ms: number}} InputArgs
+ *   debugger_idle_ms: number, expect_viewport: Viewport | null, screenshot_id: number | null}} InputArgs
+ * @typedef {import('./viewport.js').Viewport} Viewport
  */
 
 const ACTIONS = ['click', 'hover', 'type', 'keypress', 'scroll'];
@@ -67,6 +69,8 @@ export function parseInputArgs(args) {
     delta_y: args.delta_y ?? 0,
     to: args.to ?? null,
     debugger_idle_ms: args.debugger_idle_ms ?? 2000,
+    expect_viewport: args.expect_viewport ?? null,
+    screenshot_id: args.screenshot_id ?? null,
   };
   if (!ACTIONS.includes(a.action)) throw bad(`action must be one of ${ACTIONS.join(', ')}`);
   if ((a.x === null) !== (a.y === null)) throw bad('give both x and y, or neither');
@@ -94,6 +98,10 @@ export function parseInputArgs(args) {
   }
   if (!(isNum(a.debugger_idle_ms) && a.debugger_idle_ms >= 0 && a.debugger_idle_ms <= 60_000)) {
     throw bad('debugger_idle_ms must be a number 0..60000');
+  }
+  const ev = a.expect_viewport;
+  if (ev !== null && !(typeof ev === 'object' && isNum(ev.width) && isNum(ev.height) && isNum(ev.dpr))) {
+    throw bad('expect_viewport must be {width, height, dpr}');
   }
   return /** @type {InputArgs} */ (a);
 }
@@ -290,6 +298,33 @@ function mouseModifiers(modifiers) {
 }
 
 /**
+ * The viewport a page state reports, in the shape of expect_viewport.
+ * @param {any} state a page header (viewport, device_pixel_ratio)
+ * @returns {Viewport}
+ */
+function viewportOf(state) {
+  return { width: state.viewport.width, height: state.viewport.height, dpr: state.device_pixel_ratio };
+}
+
+/**
+ * Refuse a pixel action whose screenshot saw another viewport (its point cannot be mapped exactly
+ * once the layout may have moved); a label action falls back to its element's current position.
+ * @param {InputArgs} a
+ * @param {any} state page state now
+ * @returns {boolean} true when a label action must be re-aimed at its element
+ */
+function checkViewport(a, state) {
+  if (a.expect_viewport === null || a.x === null || !state?.viewport) return false;
+  const change = viewportChange(a.expect_viewport, viewportOf(state));
+  if (change === null) return false;
+  if (a.expect_selector !== null) return true;
+  const which = a.screenshot_id !== null ? `screenshot ${a.screenshot_id}` : 'the screenshot';
+  throw new ShotError(Code.STALE_SCREENSHOT,
+    `The viewport changed since ${which} was taken (${change}), so its pixels no longer map exactly onto ` +
+    'the page. Take a fresh screenshot and use its pixels, or act by selector or label.');
+}
+
+/**
  * @param {import('./context.js').CommandContext} ctx
  */
 export async function input(ctx) {
@@ -302,7 +337,10 @@ export async function input(ctx) {
       `The tab now shows ${before.url}, not ${a.expect_url} where the screenshot was taken; ` +
       'take a fresh screenshot (or pass its screenshot_id) before acting by coordinates or labels.');
   }
-  const target = await aim(tabId, a, before);
+  // A label whose screenshot saw another viewport: act on its element where it is now.
+  const relabel = checkViewport(a, before);
+  let target = await aim(tabId, relabel ? { ...a, x: null, y: null, selector: a.expect_selector } : a, before);
+  if (relabel) target.notes.push('The viewport changed since that screenshot; acted on the labelled element where it is now.');
   /** @type {Record<string, any>} */
   const result = { action: a.action, hit: target.hit, point: target.point, ...target.extra };
   const mods = mouseModifiers(a.modifiers);
@@ -310,6 +348,18 @@ export async function input(ctx) {
   try {
     ctx.step = 'chrome.debugger.attach';
     await withDebugger(tabId, { idleMs: a.debugger_idle_ms, cancelled: ctx.cancelled, failCode: Code.INTERNAL }, async (dbg) => {
+      if (!dbg.reused && !relabel && a.expect_viewport !== null && a.x !== null) {
+        // A fresh attach shows Chrome's debugging bar in a headed window, which shrinks the
+        // viewport a frame or two later: look again before aiming at a pixel.
+        ctx.step = 'checking the viewport after attaching';
+        await ctx.guard(within(callPage(tabId, 'nextPaint', { max_ms: 200 }), 400, null));
+        const now = await page(tabId, 'pageState', null);
+        if (checkViewport(a, now)) {
+          target = await aim(tabId, { ...a, x: null, y: null, selector: a.expect_selector }, now);
+          result.point = target.point;
+          result.hit = target.hit;
+        }
+      }
       ctx.step = `dispatching ${a.action}`;
       if (a.action === 'click' && target.point) {
         await click(dbg, target.point, a, mods);

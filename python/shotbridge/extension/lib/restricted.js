@@ -37,9 +37,25 @@ export function isRestrictedUrl(url) {
 }
 
 /**
+ * The refusal for a restricted page, naming the tab and what to do. Pure (unit-tested).
+ * @param {string} url what the tab shows
+ * @param {number | null | undefined} tabId
+ * @param {boolean} explicit the caller named the tab (tab_id) rather than using the tracked one
+ */
+export function restrictedMessage(url, tabId, explicit) {
+  const which = tabId === null || tabId === undefined ? 'The tab' : explicit ? `Tab ${tabId}` : `The tracked tab (tab ${tabId})`;
+  const fix = explicit ? 'pass the tab_id of a web page' : 'switch to a web page or pass tab_id';
+  return `${which} shows ${url} (a browser page that cannot be captured or scripted); ${fix}. ` +
+    '(observe what="tabs" lists the open tabs.)';
+}
+
+/**
  * @param {string | undefined} url
+ * @param {number | null} [tabId] the tab showing it, named in the message
+ * @param {boolean} [explicit] the caller chose the tab with tab_id
  * @throws {ShotError} restricted_page
  */
-export function assertCapturable(url) {
-  if (isRestrictedUrl(url)) throw new ShotError(Code.RESTRICTED_PAGE, RESTRICTED_MESSAGE);
+export function assertCapturable(url, tabId = null, explicit = false) {
+  if (!isRestrictedUrl(url)) return;
+  throw new ShotError(Code.RESTRICTED_PAGE, url ? restrictedMessage(url, tabId, explicit) : RESTRICTED_MESSAGE);
 }

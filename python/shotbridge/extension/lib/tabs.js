@@ -196,6 +196,6 @@ export async function targetTab(ctx) {
   const tab = await resolveTab(ctx.args.tab_id);
   const tabId = /** @type {number} */ (tab.id);
   ctx.watchTab(tabId);
-  assertCapturable(tab.url || tab.pendingUrl);
+  assertCapturable(tab.url || tab.pendingUrl, tabId, ctx.args.tab_id !== undefined && ctx.args.tab_id !== null);
   return tabId;
 }

@@ -40,7 +40,8 @@
     };
   }
 
-  const state = () => ({ url: location.href, title: document.title, scroll: L.scroll(), viewport: L.viewport() });
+  const state = () => ({ url: location.href, title: document.title, scroll: L.scroll(), viewport: L.viewport(),
+    device_pixel_ratio: window.devicePixelRatio });
   L.pageState = state;
 
   const TEXT_TYPES = new Set(['', 'text', 'email', 'tel', 'url', 'search', 'password', 'number',
@@ -150,7 +151,8 @@
     if (!el || el === document.body || el === document.documentElement) return { ...state(), focused: null };
     const out = /** @type {any} */ (describe(el));
     out.editable = editable(el);
-    const secret = typeof L.secretSelector === 'string' && el.matches(L.secretSelector);
+    // Without the secrets module a field's value is never told (fail closed).
+    const secret = L.secrets ? L.secrets.isSecret(el) : el.localName === 'input' || el.localName === 'textarea';
     if (!secret && (el.localName === 'input' || el.localName === 'textarea')) {
       out.value = L.clean(/** @type {HTMLInputElement} */ (el).value, 200);
     } else if (secret) {

@@ -10,10 +10,12 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ContentBlock, ToolAnnotations
 from pydantic import Field
 
+from shotbridge.errors import CommandError
 from shotbridge.mcp_server import content, session, shots
-from shotbridge.mcp_server.failures import invalid_selector
+from shotbridge.mcp_server.failures import invalid_selector, to_tool_error
 from shotbridge.mcp_server.state import REQUEST_TIMEOUT_S, ServerState
 from shotbridge.mcp_server.tools import screenshots
+from shotbridge.protocol import ErrorCode
 
 WHATS = ("page", "errors", "tabs", "screenshots")
 TARGETS = ("interactive", "all_visible", "custom")
@@ -96,7 +98,7 @@ def register(server: MCPServer, state: ServerState) -> None:
             return await _annotated(state, annotation_target, annotation_selector, max_annotations)
         if what == "page":
             page = await _page(state)
-            if include_offscreen:
+            if include_offscreen and not page.get("restricted"):
                 page.update(await _elements(state))
             blocks = [content.json_text(page)]
         elif what == "errors":
@@ -116,7 +118,14 @@ def _count(value: Any) -> int:
 
 
 async def _page(state: ServerState) -> dict[str, Any]:
-    info = await session.request(state, "page_info")
+    try:
+        info = await state.connection.request("page_info", None, timeout=REQUEST_TIMEOUT_S)
+    except CommandError as exc:
+        if exc.code != ErrorCode.RESTRICTED_PAGE:
+            raise to_tool_error(exc) from exc
+        return await _restricted_page(state, exc.message)
+    except Exception as exc:
+        raise to_tool_error(exc) from exc
     return {
         "url": info.get("url"),
         "title": info.get("title"),
@@ -125,6 +134,19 @@ async def _page(state: ServerState) -> dict[str, Any]:
         "headings": info.get("headings", []),
         "form_count": _count(info.get("forms")),
         "interactive_count": _count(info.get("interactive_count")),
+    }
+
+
+async def _restricted_page(state: ServerState, why: str) -> dict[str, Any]:
+    """A browser page (chrome://…) cannot be scripted: answer with what the tab list knows."""
+    tabs = await _tabs(state)
+    tab = next((t for t in tabs["tabs"] if t.get("tracked")), None) or {}
+    return {
+        "url": tab.get("url"),
+        "title": tab.get("title"),
+        "tab_id": tab.get("id"),
+        "restricted": True,
+        "note": why,
     }
 
 
