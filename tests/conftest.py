@@ -10,18 +10,24 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-# CI clones the repo with shared/ beside it.
-CORPUS_DIR = Path(__file__).parents[1].parent / "shared" / "corpus" / "screens"
+# Small screenshots rendered from this repository's pages (scripts/render-fixtures.sh): always here.
+FIXTURE_SCREENS = Path(__file__).parent / "fixtures" / "screens"
+# A larger corpus of real sites, beside the checkout on some machines: extra realism when present.
+SHARED_SCREENS = Path(__file__).parents[1].parent / "shared" / "corpus" / "screens"
 
 
 @pytest.fixture(scope="session")
 def corpus_dir() -> Path:
-    """The realistic screenshots (MANIFEST.tsv lists size and DPR). Missing corpus = failure."""
-    if not (CORPUS_DIR / "MANIFEST.tsv").is_file():
-        pytest.fail(
-            f"screenshot corpus not found at {CORPUS_DIR} (expected shared/ beside the repo)"
-        )
-    return CORPUS_DIR
+    """The screenshots carried by the tests (MANIFEST.tsv lists size and DPR of each)."""
+    assert (FIXTURE_SCREENS / "MANIFEST.tsv").is_file(), f"missing {FIXTURE_SCREENS}"
+    return FIXTURE_SCREENS
+
+
+@pytest.fixture(scope="session")
+def corpus_dirs(corpus_dir: Path) -> list[Path]:
+    """The carried screenshots, plus the shared corpus where it exists (nothing depends on it)."""
+    shared = [SHARED_SCREENS] if (SHARED_SCREENS / "MANIFEST.tsv").is_file() else []
+    return [corpus_dir, *shared]
 
 
 def make_image(width: int, height: int, kind: str = "gradient") -> Image.Image:

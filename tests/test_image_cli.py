@@ -47,7 +47,7 @@ def test_json_annotate_and_options(tmp_path: Path, corpus_dir: Path) -> None:
     )
     out_path = tmp_path / "x.jpg"
     code, out, _, _ = run(
-        str(corpus_dir / "book-ownership-1440p-dpr2.png"),
+        str(corpus_dir / "demo-1440p-dpr2.png"),
         "-o",
         str(out_path),
         "--annotate",
