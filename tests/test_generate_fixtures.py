@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from shotbridge.generate import fixtures as fx
+from shotbridge.generate.encode import js_string
 from shotbridge.generate.playwright import generate_test_spec, reproduction_script
 from shotbridge.generate.steps import build_steps, failing_step
 from shotbridge.timeline import NetworkEntry
@@ -101,7 +102,7 @@ def test_graphql_keeps_its_query_and_sanitises_variables() -> None:
     }
     code = generate_test_spec(r.session(), include_fixtures=True)
     assert "// GraphQL: the query is kept as recorded." in code
-    assert json.dumps(query) in code
+    assert js_string(query) in code
 
 
 def test_a_session_that_began_with_login_gets_a_login_step_first() -> None:

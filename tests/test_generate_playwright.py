@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from shotbridge.generate.locators import css, js, locator, strategy
+from shotbridge.generate.encode import js_string as js
+from shotbridge.generate.locators import css, locator, strategy
 from shotbridge.generate.playwright import generate_test_spec, reproduction_script
 from shotbridge.generate.steps import build_steps, dynamic_selectors, failing_step
 
@@ -197,7 +198,7 @@ def test_reproduction_script_replays_with_screenshots() -> None:
     assert "const { chromium, request } = require('playwright');" in code
     assert "executablePath: process.env.CHROME_PATH || undefined" in code
     assert code.count("await page.screenshot({ path: 'step-") == 5
-    assert f"await page.waitForURL('{BASE}/login');" in code
+    assert f"await page.waitForURL((url) => url.href === '{BASE}/login');" in code
     assert "await page.getByLabel('Password', { exact: true }).press('Enter');" not in code
     assert "press('Enter');" in code
     assert "console.log('replayed 5 steps');" in code

@@ -52,13 +52,13 @@ def test_report_structure() -> None:
         "## Environment",
         "## Reproduction script",
     ]
-    assert f"- **URL:** {URL}" in md
+    assert f"- **URL:** `{URL}`" in md
     assert "- **Severity:** high (an uncaught exception or unhandled rejection)" in md
     steps = re.findall(r"^(\d+)\. (.*)$", md, re.M)
     assert [n for n, _ in steps] == ["1", "2", "3", "4"]
-    assert steps[0][1] == f"Open {URL}"
+    assert steps[0][1] == f"Open `{URL}`"
     assert steps[3][1] == 'Click button "Break"'
-    assert "**exception** after step 4, at app.js:0:0:" in md
+    assert "**exception** after step 4, at `app.js:0:0`:" in md
     assert "```\nTypeError: boom\n    at app.js:3\n```" in md
     assert "- **Browser:** Chromium/156" in md and "- **Viewport:** 1280×657 CSS px" in md
     assert "```js\n// Reproduction script" in md

@@ -4,15 +4,18 @@ The data a page showed was usually created by requests the session made: the POS
 seen before the failing step are replayed (through Playwright's API request context) before the
 test, so the test finds the same data. Rules:
 
-* GraphQL (a JSON body with a ``query`` string) keeps its query verbatim; only ``variables`` are
-  sanitised and trimmed.
+* GraphQL (a JSON body with a ``query`` string) keeps its query as recorded but for secrets
+  written inline as arguments (``login(password: "…")``); ``variables`` are sanitised and
+  trimmed.
 * When the session's first write was an auth request (a login URL or a body with a password),
   it becomes a login step that runs first, with test credentials, and the fixtures use its
   cookies.
 * Arrays are trimmed to the items the steps need (items containing a value the steps typed,
   selected or clicked); with none needed, one item is kept as an example.
-* Emails, passwords and tokens are replaced with test-safe values, by key name and by shape.
-  Request headers are never recorded, so no Authorization header can leak.
+* Emails, passwords, tokens and every other secret are replaced with test-safe values, by key
+  (the shared rule list, matched loosely) and by value (cards, SSNs, bearer tokens, JWTs, cloud
+  keys: :mod:`shotbridge.redact`), in JSON, form, XML and text bodies and in URLs. Request headers
+  are never recorded, so no Authorization header can leak.
 """
 
 from __future__ import annotations
@@ -20,10 +23,11 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import Field
 
+from shotbridge import redact
 from shotbridge.generate.steps import Step
 from shotbridge.protocol import Model
 from shotbridge.timeline import NetworkEntry
@@ -31,17 +35,16 @@ from shotbridge.timeline import NetworkEntry
 TEST_EMAIL = "user@example.test"
 TEST_PASSWORD = "test-password"
 TEST_TOKEN = "test-token"
+TEST_CARD = "4242424242424242"  # a well-known test card: Luhn-valid, charges nothing
 WRITE_METHODS = ("POST", "PUT")
 
 AUTH_URL = re.compile(r"(log-?in|sign-?in|auth|session|token|oauth)", re.I)
 PASSWORD_KEY = re.compile(r"pass(word|wd|phrase)?$|^pwd$|secret|^pin$|otp|one.?time", re.I)
-TOKEN_KEY = re.compile(
-    r"token|jwt|bearer|api.?key|apikey|auth|session.?id|^sid$|cookie|csrf|xsrf|signature", re.I
-)
 EMAIL_KEY = re.compile(r"e-?mail", re.I)
 CREDENTIAL_KEY = re.compile(r"user|login|e-?mail|remember|code|otp|captcha|tenant|grant", re.I)
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
 JWT = re.compile(r"^eyJ[\w-]+\.[\w-]+\.[\w-]*$")
+EMAIL_IN_TEXT = re.compile(r"[^@\s\"'<>&=]+@[^@\s\"'<>&]+\.[A-Za-z]{2,}")
 OPAQUE_TOKEN = re.compile(r"^(?=.*\d)(?=.*[A-Za-z])[\w\-.~+/=]{32,}$")
 
 
@@ -81,25 +84,31 @@ class Sanitizer:
 
     def value(self, key: str, value: Any) -> Any:
         if isinstance(value, dict):
-            return {k: self.value(k, v) for k, v in value.items()}
+            card = redact.card_context(value)
+            return {
+                k: TEST_TOKEN if redact.is_cvv(k, v, card) else self.value(k, v)
+                for k, v in value.items()
+            }
         if isinstance(value, list):
             return [self.value(key, v) for v in value]
-        if not isinstance(value, str):
+        if isinstance(value, bool) or value is None:
             return value
-        if PASSWORD_KEY.search(key):
-            return TEST_PASSWORD
+        if key and (PASSWORD_KEY.search(key) or redact.is_secret_key(key)):
+            return TEST_PASSWORD if PASSWORD_KEY.search(key) else TEST_TOKEN
+        if not isinstance(value, str):
+            return TEST_CARD if isinstance(value, int) and redact.is_card(str(value)) else value
         if EMAIL_KEY.search(key) or EMAIL.match(value):
             return self.email(value) if EMAIL.match(value) else TEST_EMAIL
-        if TOKEN_KEY.search(key) or JWT.match(value) or OPAQUE_TOKEN.match(value):
+        if JWT.match(value) or OPAQUE_TOKEN.match(value):
             return TEST_TOKEN
-        return value
+        return self.text(value)
+
+    def text(self, value: str) -> str:
+        """Free text: secrets by shape and beside secret keys; emails mapped."""
+        return EMAIL_IN_TEXT.sub(lambda m: self.email(m[0]), redact.text(value, card=TEST_CARD))
 
     def url(self, url: str) -> str:
-        parts = urlsplit(url)
-        if not parts.query:
-            return url
-        query = [(k, str(self.value(k, v))) for k, v in parse_qsl(parts.query, True)]
-        return urlunsplit(parts._replace(query=urlencode(query)))
+        return redact.url(url, lambda k, v: str(self.value(k, v)))
 
 
 # ---- trimming -------------------------------------------------------------------------------
@@ -186,18 +195,20 @@ def to_request(entry: NetworkEntry, san: Sanitizer, needed: set[str]) -> Fixture
     if kind == "json":
         if is_graphql(entry, body):
             req.graphql = True
-            out = {"query": body["query"]}  # verbatim: the operation is the contract
+            # The operation is the contract: kept, but for secrets written inline in it.
+            out = {"query": redact.text(body["query"], card=TEST_CARD)}
             if "operationName" in body:
-                out["operationName"] = body["operationName"]
+                out["operationName"] = san.value("operationName", body["operationName"])
             if "variables" in body:
                 out["variables"] = trim(san.value("variables", body["variables"]), needed)
             req.json_body = out
         else:
             req.json_body = trim(san.value("", body), needed)
     elif kind == "form":
-        req.form = {k: str(san.value(k, v)) for k, v in body.items()}
+        form = san.value("", body)
+        req.form = {k: str(v) for k, v in form.items()}
     elif kind == "text":
-        req.text = re.sub(r"[^@\s\"']+@[^@\s\"']+\.[A-Za-z]{2,}", TEST_EMAIL, body)
+        req.text = san.text(body)
     return req
 
 

@@ -4,13 +4,13 @@ Order of preference, as Playwright recommends: ``getByTestId`` (a contract with 
 ``getByRole(role, {name})`` (what users and assistive tech see), then ``getByLabel`` (form
 fields), then the CSS selector recorded at the time. A candidate is used only if it matched exactly
 one element when the action happened (the recorder checks), since Playwright refuses ambiguous
-locators; a name we derived only from a placeholder or cut short is not trusted either.
+locators; a name we derived only from a placeholder or cut short is not trusted either. Every
+recorded string enters the expression as a literal through ``encode.js_string``.
 """
 
 from __future__ import annotations
 
-import json
-
+from shotbridge.generate.encode import js_string as js
 from shotbridge.timeline import Target
 
 # ARIA roles Playwright's getByRole accepts (the ones our recorder can report).
@@ -24,12 +24,6 @@ ROLES = frozenset(
     subscript superscript switch tab table tablist tabpanel term textbox time timer toolbar
     tooltip tree treegrid treeitem""".split()  # noqa: SIM905 (readable as prose)
 )
-
-
-def js(value: str) -> str:
-    """A JavaScript string literal, single-quoted as Playwright's codegen writes them."""
-    body = json.dumps(value, ensure_ascii=False)[1:-1].replace('\\"', '"').replace("'", "\\'")
-    return f"'{body}'"
 
 
 def css(selector: str) -> str:

@@ -4,6 +4,11 @@ Layout: title, facts (URL, time, severity), numbered steps each with its screens
 ``data:`` URI, the error, Expected / Actual, Environment, and the reproduction script. Full JPEGs
 are embedded while the whole set stays under 1 MB of base64; above that, every step gets its
 320 px thumbnail instead (a report that big is refused by chat clients and issue trackers).
+
+Page text is data: it enters the Markdown only through :mod:`shotbridge.generate.encode` — text
+spans (no HTML, links, images or autolinks), code spans for URLs and error locations, fences
+longer than any backtick run for messages and the script — after :mod:`shotbridge.redact`
+(through the steps) took the secrets out.
 """
 
 from __future__ import annotations
@@ -12,8 +17,9 @@ import base64
 import time
 from typing import Literal
 
+from shotbridge.generate.encode import md_code, md_fence, md_text
 from shotbridge.generate.playwright import reproduction_script
-from shotbridge.generate.steps import Session, Step, build_steps, failing_step
+from shotbridge.generate.steps import Session, Step, build_steps, describe_action, failing_step
 from shotbridge.timeline import ErrorEntry, NetworkEntry
 
 FULL_SET_LIMIT = 1_000_000  # bytes of base64 for all embedded images together
@@ -49,13 +55,6 @@ def _when(t: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(t))
 
 
-def _fence(text: str, lang: str = "") -> str:
-    fence = "```"
-    while fence in text:
-        fence += "`"
-    return f"{fence}{lang}\n{text.rstrip()}\n{fence}"
-
-
 def bug_report(session: Session, *, title: str | None = None) -> str:
     steps = build_steps(session)
     failing = failing_step(steps)
@@ -65,19 +64,17 @@ def bug_report(session: Session, *, title: str | None = None) -> str:
     first = errors[0] if errors else None
     url = (first.url if first and first.url else None) or (failing.url if failing else "?")
     when = first.time if first else (failing.time if failing else session.started)
-    heading = title or (
-        f"{first.message.splitlines()[0][:120]}" if first else f"Session {session.session}"
-    )
+    heading = title or (_first_line(first.message) if first else f"Session {session.session}")
     shot_ids = [s.screenshot_ids[0] for s in steps if s.screenshot_ids]
     images, thumbs = pick_images(session, shot_ids)
     kept = {m.id: m for m in session.screenshots}
 
-    out = [f"# Bug: {heading}", ""]
+    out = [f"# Bug: {md_text(heading, 120)}", ""]
     out += [
-        f"- **URL:** {url}",
+        f"- **URL:** {md_code(url)}",
         f"- **Time:** {_when(when)}",
         f"- **Severity:** {level} ({why})",
-        f"- **Session:** {session.session} ({len(steps)} steps, {len(errors)} errors)",
+        f"- **Session:** {md_text(session.session)} ({len(steps)} steps, {len(errors)} errors)",
         "",
         "## Steps to reproduce",
         "",
@@ -85,7 +82,7 @@ def bug_report(session: Session, *, title: str | None = None) -> str:
     if thumbs:
         out += ["_Screenshots are 320 px thumbnails: the full set would pass 1 MB._", ""]
     for step in steps:
-        out.append(f"{step.index}. {_step_text(step)}")
+        out.append(f"{step.index}. {_step_md(step)}")
         if step.screenshot_ids:
             sid = step.screenshot_ids[0]
             if sid in images:
@@ -99,12 +96,12 @@ def bug_report(session: Session, *, title: str | None = None) -> str:
     out += ["## Error", ""]
     if errors:
         for e in errors[:10]:
-            where = f"{e.source}:{e.line}:{e.column}" if e.source else "unknown location"
+            where = md_code(f"{e.source}:{e.line}:{e.column}") if e.source else "unknown location"
             step = next(s for s in steps if e in s.errors)
             out += [
                 f"**{e.kind}** after step {step.index}, at {where}:",
                 "",
-                _fence(e.message),
+                md_fence(e.message),
                 "",
             ]
     else:
@@ -112,19 +109,22 @@ def bug_report(session: Session, *, title: str | None = None) -> str:
     bad = [r for r in requests if r.status >= 400 or r.error]
     if bad:
         out += ["Failed requests:", ""]
-        out += [f"- `{r.method} {r.url}` → {r.status or r.error}" for r in bad[:10]]
+        out += [
+            f"- {md_code(f'{r.method} {r.url}')} → {r.status or md_text(r.error or '')}"
+            for r in bad[:10]
+        ]
         out.append("")
 
     out += ["## Expected", ""]
     out += [
-        f"Step {failing.index if failing else '?'} ({_step_text(failing) if failing else '?'}) "
+        f"Step {failing.index if failing else '?'} ({_step_md(failing) if failing else '?'}) "
         "completes without errors. _(Describe the expected result.)_",
         "",
         "## Actual",
         "",
     ]
     if first:
-        out.append(f"The page reported: `{first.message.splitlines()[0][:300]}`.")
+        out.append(f"The page reported: {md_code(_first_line(first.message), 300)}.")
     else:
         out.append("_(Describe what went wrong.)_")
     out.append("")
@@ -141,12 +141,21 @@ def bug_report(session: Session, *, title: str | None = None) -> str:
         if isinstance(value, dict):
             value = f"{value.get('width')}×{value.get('height')} CSS px"
         if value:
-            out.append(f"- **{label}:** {value}")
+            out.append(f"- **{label}:** {md_text(str(value))}")
     out += [f"- **Recorded:** {_when(session.started)}", ""]
 
-    out += ["## Reproduction script", "", _fence(reproduction_script(session), "js"), ""]
+    out += ["## Reproduction script", "", md_fence(reproduction_script(session), "js"), ""]
     return "\n".join(out)
 
 
-def _step_text(step: Step) -> str:
-    return step.describe().replace("\n", " ")
+def _first_line(message: str) -> str:
+    return message.strip().splitlines()[0] if message.strip() else ""
+
+
+def _step_md(step: Step) -> str:
+    """One step for the report: URLs as code spans, everything else as a text span."""
+    if step.kind in ("goto", "reload"):
+        return f"{'Open' if step.kind == 'goto' else 'Reload'} {md_code(step.url)}"
+    assert step.action is not None
+    text = md_text(describe_action(step.action))
+    return text + (f" (goes to {md_code(step.navigates_to)})" if step.navigates_to else "")

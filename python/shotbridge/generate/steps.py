@@ -5,6 +5,10 @@ by an action (a link click, a submit) are not steps of their own: the action's s
 led (``navigates_to``), so the replay waits for that URL instead of jumping there. Form submits
 follow the click or Enter that caused them and are only replayed when nothing did (a script).
 Errors, network requests and screenshots are attached to the step they followed.
+
+Steps are built from :func:`redacted` entries: URLs, titles, names, typed values and error
+messages lose any secret (:mod:`shotbridge.redact`) before a generator sees them. Request bodies
+are left to :mod:`shotbridge.generate.fixtures`, which sanitises them by structure.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from shotbridge import redact
 from shotbridge.buffer import ShotMeta
 from shotbridge.protocol import Model
 from shotbridge.timeline import (
@@ -86,6 +91,29 @@ class Step(Model):
         )
 
 
+def redacted(entry: TimelineEntry) -> TimelineEntry:
+    """A copy of ``entry`` whose page text (not its request bodies) holds no secret."""
+    text = redact.text
+    update: dict[str, Any] = {"url": redact.url(entry.url)}
+    if isinstance(entry, NavEntry):
+        update["title"] = text(entry.title)
+    elif isinstance(entry, ActionEntry):
+        t = entry.target
+        fields = ("selector", "name", "label", "placeholder", "testid", "text")
+        ui = {f: text(getattr(t, f), pairs=False) for f in fields}  # UI copy, not data
+        update["target"] = t.model_copy(update=ui)
+        for f in ("value", "option", "title"):
+            if getattr(entry, f) is not None:
+                update[f] = text(getattr(entry, f))
+    elif isinstance(entry, ErrorEntry):
+        update |= {"message": text(entry.message), "source": redact.url(entry.source)}
+    elif isinstance(entry, NetworkEntry) and entry.error is not None:
+        update["error"] = text(entry.error)
+    elif isinstance(entry, ObservationEntry):
+        update["texts"] = {k: text(v) for k, v in entry.texts.items()}
+    return entry.model_copy(update=update)
+
+
 def changes_content(a: ActionEntry) -> bool:
     """Whether an action may change what the page shows (typing only changes its own field)."""
     if a.kind in ("select", "press", "submit"):
@@ -126,7 +154,7 @@ def describe_action(a: ActionEntry) -> str:
 def build_steps(session: Session) -> list[Step]:
     steps: list[Step] = []
     last_trigger: Step | None = None  # the latest click/press/submit step that may navigate
-    for e in sorted(session.entries, key=lambda x: x.seq):
+    for e in sorted(map(redacted, session.entries), key=lambda x: x.seq):
         if isinstance(e, NavEntry):
             caused = (
                 last_trigger is not None
@@ -207,7 +235,7 @@ def dynamic_selectors(session: Session) -> dict[str, set[str]]:
     action in between: clocks, counters, ids — content a screenshot comparison must mask."""
     out: dict[str, set[str]] = {}
     last: dict[str, ObservationEntry] = {}
-    for e in sorted(session.entries, key=lambda x: x.seq):
+    for e in sorted(map(redacted, session.entries), key=lambda x: x.seq):
         if isinstance(e, NavEntry) or (isinstance(e, ActionEntry) and changes_content(e)):
             last.clear()  # what the user did may change the page: compare only quiet spans
             continue

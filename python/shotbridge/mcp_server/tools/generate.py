@@ -1,6 +1,7 @@
 """Generation tools over the recorded session: ``get_reproduction_script``, ``generate_test`` and
 ``generate_bug_report``. The host keeps the session (timeline, screenshot buffer); the code and
-Markdown come from ``shotbridge.generate``, which is pure and unit-tested on its own."""
+Markdown come from ``shotbridge.generate``, which is pure and unit-tested on its own. Page text in
+the tools' own framing goes through ``generate.encode`` too (a fence no script can close)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from mcp.types import CallToolResult, ContentBlock, ToolAnnotations
 from pydantic import Field
 
 from shotbridge.generate import playwright, report
+from shotbridge.generate.encode import md_fence, md_text
 from shotbridge.generate.steps import Session
 from shotbridge.mcp_server import content, session, shots
 from shotbridge.mcp_server.state import REQUEST_TIMEOUT_S, ServerState
@@ -101,7 +103,7 @@ def register(server: MCPServer, state: ServerState) -> None:
         code = playwright.reproduction_script(
             s, include_screenshots=include_screenshots, include_fixtures=include_fixtures
         )
-        blocks: list[ContentBlock] = [content.text(f"```js\n{code}```")]
+        blocks: list[ContentBlock] = [content.text(md_fence(code, "js"))]
         if include_screenshots:
             blocks += _step_images(s)
         return await _finish(state, blocks, "get_reproduction_script")
@@ -144,7 +146,8 @@ def register(server: MCPServer, state: ServerState) -> None:
             "Save as e.g. tests/session.spec.js; run `npx playwright test` (the first run with "
             "--update-snapshots writes the baseline screenshots)."
         )
-        return await _finish(state, [content.text(f"```js\n{code}```\n{note}")], "generate_test")
+        text = f"{md_fence(code, 'js')}\n{note}"
+        return await _finish(state, [content.text(text)], "generate_test")
 
     @server.tool(
         name="generate_bug_report",
@@ -174,6 +177,7 @@ def _step_images(s: Session) -> list[ContentBlock]:
         if jpeg is None:
             continue
         used += len(jpeg)
-        out.append(content.text(f"step-{step.index}: {kind} {sid} — {step.describe()}"))
+        what = md_text(step.describe(), 200)
+        out.append(content.text(f"step-{step.index}: {kind} {sid} — {what}"))
         out.append(content.image(jpeg))
     return out

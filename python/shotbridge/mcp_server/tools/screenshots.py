@@ -1,6 +1,9 @@
 """The session's screenshot buffer over MCP: resources ``screenshot://{id}`` and
 ``screenshot://{id}/thumbnail`` (image/jpeg blobs), and ``observe(what="screenshots")``, the
-timeline of screenshots with what led to each (thumbnails as image blocks on request)."""
+timeline of screenshots with what led to each (thumbnails as image blocks on request).
+
+Every URL, title, message and action shown here is redacted first (``shotbridge.redact``): a
+token in a query string or a card number in an error message never reaches the model."""
 
 from __future__ import annotations
 
@@ -11,12 +14,13 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.types import ContentBlock
 
+from shotbridge import redact
 from shotbridge.errors import CommandError
-from shotbridge.generate.steps import describe_action
+from shotbridge.generate.steps import describe_action, redacted
 from shotbridge.mcp_server import content, session
 from shotbridge.mcp_server.state import REQUEST_TIMEOUT_S, ServerState
 from shotbridge.protocol import ErrorCode
-from shotbridge.timeline import ENTRY, ActionEntry, ErrorEntry, NavEntry
+from shotbridge.timeline import ENTRY, ActionEntry, ErrorEntry, NavEntry, NetworkEntry
 
 RECENT_EVENTS = 60
 
@@ -67,7 +71,7 @@ def _clock(t: float) -> str:
 
 def _event(entry: dict[str, Any]) -> dict[str, Any] | None:
     """A compact line of the timeline for the model (no bodies, no observations)."""
-    e = ENTRY.validate_python(entry)
+    e = redacted(ENTRY.validate_python(entry))
     base = {"seq": e.seq, "time": _clock(e.time)}
     if isinstance(e, NavEntry):
         return {**base, "type": "navigation", "url": e.url, "title": e.title}
@@ -77,12 +81,8 @@ def _event(entry: dict[str, Any]) -> dict[str, Any] | None:
         return {**base, "type": "error", "kind": e.kind, "message": e.message[:300]}
     if e.type == "screenshot":
         return {**base, "type": "screenshot", "screenshot_id": entry["screenshot_id"]}
-    if e.type == "network":
-        return {
-            **base,
-            "type": "request",
-            "what": f"{entry['method']} {entry['url']} → {entry['status']}",
-        }
+    if isinstance(e, NetworkEntry):
+        return {**base, "type": "request", "what": f"{e.method} {e.url} → {e.status}"}
     return None
 
 
@@ -90,7 +90,7 @@ async def observe_blocks(state: ServerState, include_thumbnails: bool) -> list[C
     """observe(what="screenshots"): JSON timeline, then thumbnails (text + image) if asked."""
     export = await session.request(state, "timeline", {"bodies": False})
     actions = {
-        e["id"]: describe_action(ActionEntry.model_validate(e))
+        e["id"]: describe_action(redacted(ActionEntry.model_validate(e)))  # type: ignore[arg-type]
         for e in export.get("entries", [])
         if e.get("type") == "action"
     }
@@ -99,7 +99,7 @@ async def observe_blocks(state: ServerState, include_thumbnails: bool) -> list[C
         item = {
             "id": m["id"],
             "time": _clock(m["time"]),
-            "url": m["url"],
+            "url": redact.url(m["url"]),
             "trigger": m["trigger"],
             "action_id": m.get("action_id"),
             "after": actions.get(m.get("action_id") or ""),
