@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -82,3 +84,53 @@ def test_write_failure_is_logged_not_raised(
     with caplog.at_level(logging.WARNING, logger="shotbridge.buffer"):
         assert write_copy("s", ShotMeta(id=1), b"x", str(blocker / "sub")) is None
     assert "cannot write screenshot 1" in caplog.text
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_screenshot_dir_is_made_0700_and_files_0600(tmp_path: Path) -> None:
+    """Issue 9 #10: the directory was created 0755 and its files 0644 (umask 022)."""
+    target = tmp_path / "a" / "shots"
+    old = os.umask(0o022)
+    try:
+        path = write_copy("s", ShotMeta(id=1), b"x", str(target))
+    finally:
+        os.umask(old)
+    assert path is not None
+    assert _mode(target) == 0o700
+    assert _mode(Path(path)) == 0o600
+
+
+def test_an_open_screenshot_dir_of_ours_is_tightened(tmp_path: Path) -> None:
+    target = tmp_path / "shots"
+    target.mkdir()
+    os.chmod(target, 0o777)
+    assert write_copy("s", ShotMeta(id=2), b"x", str(target)) is not None
+    assert _mode(target) == 0o700
+
+
+def test_a_screenshot_dir_of_another_user_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    target = tmp_path / "shots"
+    target.mkdir(mode=0o777)
+    real_uid = os.getuid()
+    monkeypatch.setattr(os, "getuid", lambda: real_uid + 1)  # as if someone else made it
+    with caplog.at_level(logging.WARNING, logger="shotbridge.buffer"):
+        assert write_copy("s", ShotMeta(id=3), b"x", str(target)) is None
+    assert "not to you" in caplog.text and list(target.iterdir()) == []
+
+
+def test_a_planted_symlink_is_not_followed(tmp_path: Path) -> None:
+    """Someone's symlink at the temp name must not redirect our write."""
+    target = tmp_path / "shots"
+    target.mkdir(mode=0o700)
+    meta = ShotMeta(id=4, time=1_700_000_000.0)
+    victim = tmp_path / "victim"
+    victim.write_text("keep")
+    (target / file_name("s", meta)).with_suffix(".part").symlink_to(victim)
+    path = write_copy("s", meta, b"jpeg", str(target))
+    assert path is not None and Path(path).read_bytes() == b"jpeg"
+    assert victim.read_text() == "keep"

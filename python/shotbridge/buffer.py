@@ -6,12 +6,16 @@ first. An evicted screenshot keeps its metadata (it stays in the timeline and in
 
 ``SHOTBRIDGE_SCREENSHOT_DIR``: every screenshot is also written there as
 ``<session>-<time>-<seq>.jpg`` (for evaluation harnesses); a failed write is logged, never fatal.
+The folder is made (or tightened to) 0700 and each file is 0600; a folder owned by another user is
+refused.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import stat
 import time
 from collections import OrderedDict, deque
 from pathlib import Path
@@ -118,17 +122,40 @@ def file_name(session: str, meta: ShotMeta) -> str:
 def write_copy(
     session: str, meta: ShotMeta, jpeg: bytes, directory: str | None = None
 ) -> str | None:
-    """Write the JPEG into ``$SHOTBRIDGE_SCREENSHOT_DIR`` if set; the path, or None."""
+    """Write the JPEG (0600) into ``$SHOTBRIDGE_SCREENSHOT_DIR`` if set; the path, or None."""
     target = directory if directory is not None else os.environ.get(DIR_ENV)
     if not target:
         return None
     path = Path(target) / file_name(session, meta)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
         tmp = path.with_suffix(".part")
-        tmp.write_bytes(jpeg)
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()  # a crash's leftover; O_EXCL below refuses anything planted there
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(jpeg)
         tmp.replace(path)  # readers never see half a file
     except OSError as exc:
         log.warning("cannot write screenshot %d to %s: %s", meta.id, target, exc)
         return None
     return str(path)
+
+
+def private_dir(path: Path) -> None:
+    """Make ``path`` (0700), or check an existing one is ours and tighten it to 0700.
+
+    Screenshots are masked, but they still show the user's pages: the folder is theirs alone.
+    Raises OSError for a folder another user owns (they could read or swap our files).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):
+        path.mkdir(mode=0o700)
+    st = os.stat(path)
+    if not stat.S_ISDIR(st.st_mode):
+        raise NotADirectoryError(f"{path} is not a directory")
+    if st.st_uid != os.getuid():
+        raise PermissionError(f"{path} belongs to uid {st.st_uid}, not to you: not writing there")
+    if stat.S_IMODE(st.st_mode) & 0o077:
+        log.info("tightening %s to mode 0700 (it was %o)", path, stat.S_IMODE(st.st_mode))
+        os.chmod(path, 0o700)

@@ -19,6 +19,7 @@ _COMMANDS: dict[str, str] = {
     "extension-path": "shotbridge.cli.install:extension_path",
     "doctor": "shotbridge.cli.doctor:doctor",
     "mcp": "shotbridge.cli.mcp:mcp",
+    "config": "shotbridge.cli.config:config",
 }
 
 
