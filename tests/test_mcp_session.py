@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import mcp
+import pytest
 from mcp.types import CallToolResult, ImageContent, TextContent
 from shotbridge.errors import CommandError
 from shotbridge.mcp_server import Connection, ServerState, build_server
@@ -240,3 +241,85 @@ def test_empty_session_says_so() -> None:
             assert not r.is_error and texts(r)[0].startswith("Nothing has been recorded yet")
 
     h.run(scenario)
+
+
+# ---- sessions per client (the host's side: shotbridge.sessions) --------------------------------
+
+
+BOUNDS = {"x": 1, "y": 1, "width": 2, "height": 2}
+
+
+class _Conn:
+    def __init__(self, n: int) -> None:
+        self.id = n
+        self.closed = False
+
+
+def _shot(sessions: Any, conn: Any, **extra: Any) -> int:
+    """Register one screenshot in ``conn``'s session the way screenshot.take does."""
+    reg = sessions.get(conn, {}).shots
+    shot = reg.add(
+        url=URL,
+        width=100,
+        height=50,
+        css_to_output_scale=1.0,
+        device_pixel_ratio=1.0,
+        origin={"x": 0, "y": 0},
+        css_size={"width": 100, "height": 50},
+        scroll={"x": 0, "y": 0},
+        viewport={"width": 100, "height": 50},
+        annotated=True,
+        annotations=[
+            {"label": 1, "selector": "#b", "bounds": {"x": 1, "y": 1, "width": 2, "height": 2}}
+        ],
+    )
+    result = {"screenshot_id": shot.id, "url": URL, "jpeg": FULL, "thumbnail": THUMB}
+    for sink in sessions.sinks():
+        sink(reg, result, extra)
+    return shot.id
+
+
+def test_each_client_sees_only_its_own_screenshots_and_steps() -> None:
+    from shotbridge.sessions import Sessions
+
+    async def main() -> None:
+        s = Sessions(FakeLink())
+        a, b = _Conn(1), _Conn(2)
+        ida, idb = _shot(s, a), _shot(s, b)
+        assert ida != idb  # ids are unique across the host
+        assert s.get(a, {}).shots.for_point(None).id == ida
+        assert s.get(b, {}).shots.for_label(None).id == idb
+        with pytest.raises(CommandError, match="not one of this session's screenshots"):
+            s.get(a, {}).shots.for_point(idb)
+        ta = await s.commands()["screenshots"](a, {})
+        assert [m["id"] for m in ta["screenshots"]] == [ida]
+        # B clicks: the extension's action event is B's alone; the user's own click is everyone's.
+        with s.acting(b, "interact", {}):
+            s.on_event({"event": "action", "data": {"kind": "click", "target": {"selector": "#b"}}})
+        s._acted_until.clear()  # the grace after B's action has passed
+        s.on_event({"event": "action", "data": {"kind": "click", "target": {"selector": "#u"}}})
+        steps = {}
+        for name, conn in (("a", a), ("b", b)):
+            t = await s.commands()["timeline"](conn, {})
+            steps[name] = [e["target"]["selector"] for e in t["entries"] if e["type"] == "action"]
+        assert steps == {"a": ["#u"], "b": ["#b", "#u"]}
+        # A named session is shared by every client that names it.
+        assert s.get(a, {"session": "shared"}) is s.get(b, {"session": "shared"})
+        # A client that left takes its session with it.
+        a.closed = True
+        s.get(b, {})
+        assert all(x.conn is not a for x in s.all())
+
+    asyncio.run(main())
+
+
+def test_an_automatic_screenshot_is_never_the_default_for_pixels_or_labels() -> None:
+    from shotbridge.sessions import Sessions
+
+    s = Sessions(FakeLink())
+    a = _Conn(1)
+    shown = _shot(s, a)
+    auto = _shot(s, a, trigger="error")
+    reg = s.get(a, {}).shots
+    assert reg.for_point(None).id == shown and reg.for_label(None).id == shown
+    assert reg.for_point(auto).id == auto  # still reachable by its id

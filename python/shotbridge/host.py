@@ -29,8 +29,8 @@ from shotbridge.errors import CommandError, FrameError, ImageError, ShotbridgeEr
 from shotbridge.framing import NATIVE
 from shotbridge.link import ExtensionLink, Send
 from shotbridge.protocol import EXTENSION_ORIGIN, PROTOCOL_VERSION, ErrorCode, Request
-from shotbridge.recording import SCREENSHOT_SINKS, Recorder
-from shotbridge.shots import ShotRegistry
+from shotbridge.recording import SCREENSHOT_SINKS
+from shotbridge.sessions import Sessions
 
 log = logging.getLogger(__name__)
 
@@ -75,8 +75,6 @@ class Host:
         self._push_tasks: set[asyncio.Task[bool]] = set()
         self.exit_code = 0  # 1 when the extension's stream turned out garbage
         self.server = BusServer(paths.socket_path(self.pid, runtime_dir), self.handle)
-        # Every screenshot handed out, so interact can map its pixels back to the page.
-        self.shots = ShotRegistry()
         self.commands: dict[str, Command] = {
             "status": self._status,
             "screenshot": self._screenshot,
@@ -85,11 +83,12 @@ class Host:
             "events": self._events,
         }
         link.add_listener(self._on_event)
-        # Session memory (issue 6): timeline, screenshot buffer, automatic captures.
-        self.recorder = Recorder(link, self.shots)
-        self.commands.update(self.recorder.commands())
-        link.add_listener(self.recorder.on_event)
-        SCREENSHOT_SINKS.append(self.recorder.on_screenshot)
+        # Session memory per client (issues 6, 11, 12): timeline, screenshot buffer, automatic
+        # captures, and the screenshots interact maps pixels and labels from.
+        self.sessions = Sessions(link)
+        self.commands.update(self.sessions.commands())
+        link.add_listener(self.sessions.on_event)
+        SCREENSHOT_SINKS.extend(self.sessions.sinks())
 
     async def serve(self, native: asyncio.StreamReader, send: Send) -> None:
         """Serve until the extension's stream ends or :meth:`stop`; then clean up."""
@@ -123,9 +122,10 @@ class Host:
         goodbye = {"event": "host_closing", "data": {"reason": self.closing_reason()}}
         await asyncio.gather(*(c.send(goodbye) for c in list(self.server.connections)))
         await self.server.close()
-        await self.recorder.close()
-        with contextlib.suppress(ValueError):
-            SCREENSHOT_SINKS.remove(self.recorder.on_screenshot)
+        await self.sessions.close()
+        for sink in self.sessions.sinks():
+            with contextlib.suppress(ValueError):
+                SCREENSHOT_SINKS.remove(sink)
         paths.remove_host_files(self.pid, self.runtime_dir)
         log.info("host %d stopped", self.pid)
 
@@ -197,7 +197,9 @@ class Host:
                 )
             )
             return
-        await conn.send(await self._dispatch(conn, req))
+        with self.sessions.acting(conn, req.cmd, req.args):  # whose action the page answers
+            reply = await self._dispatch(conn, req)
+        await conn.send(reply)
 
     async def _dispatch(self, conn: BusConnection, req: Request) -> dict[str, Any]:
         try:
@@ -235,7 +237,7 @@ class Host:
         from shotbridge import screenshot
 
         try:
-            return await screenshot.take(self.link, args, self.shots)
+            return await screenshot.take(self.link, args, self.sessions.get(conn, args).shots)
         except ImportError as exc:  # take() loads the Rust core on first use
             raise CommandError(
                 ErrorCode.INTERNAL,
@@ -245,7 +247,7 @@ class Host:
     async def _interact(self, conn: BusConnection, args: dict[str, Any]) -> dict[str, Any]:
         from shotbridge import interact  # lazy, like screenshot: it may pull in the core
 
-        return await interact.run(self.link, self.shots, args)
+        return await interact.run(self.link, self.sessions.get(conn, args).shots, args)
 
     async def _subscribe(self, conn: BusConnection, args: dict[str, Any]) -> dict[str, Any]:
         conn.subscribed = True

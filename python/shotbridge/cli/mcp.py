@@ -31,6 +31,12 @@ from shotbridge.cli.options import browser_option, parse_window
     help="Let the model run raw Chrome DevTools Protocol commands on the tracked tab "
     "(interact action=cdp). Off by default: CDP can read cookies and run script in the page.",
 )
+@click.option(
+    "--shared-session",
+    is_flag=True,
+    help="Share one recording, screenshot list and timeline with every other server started "
+    "with this flag (by default each server has its own).",
+)
 # For tests and benchmarks; the defaults are the documented limits.
 @click.option("--cooldown", type=click.FloatRange(0, 3600), default=5.0, hidden=True)
 @click.option("--session-limit", type=click.IntRange(0, 10_000), default=10, hidden=True)
@@ -39,6 +45,7 @@ def mcp(
     window_size: str,
     log_level: str,
     allow_cdp: bool,
+    shared_session: bool,
     cooldown: float,
     session_limit: int,
 ) -> None:
@@ -64,6 +71,7 @@ def mcp(
         connection=connection,
         budget=ScreenshotBudget(cooldown=cooldown, session_limit=session_limit),
         allow_cdp=allow_cdp,
+        shared_session="shared" if shared_session else None,
     )
     server = build_server(state, log_level=level)  # type: ignore[arg-type]
 

@@ -1,0 +1,167 @@
+"""Client sessions in the host: each bus client has its own recording, screenshots and timeline.
+
+A session is named by the ``session`` argument of a request (``shotctl mcp --shared-session``
+sends ``"shared"``), else it is the client's bus connection: every ``shotctl mcp`` process and
+every ``shotctl capture`` is then a session of its own, which ends when the client disconnects.
+Each session has a :class:`~shotbridge.shots.ShotRegistry` (ids drawn from one host-wide counter)
+and a :class:`~shotbridge.recording.Recorder` (timeline, buffer, automatic captures, settings).
+
+Who did what: while a session runs a command that acts on the page (``interact``, ``navigate``,
+``screenshot`` with a url) and for :data:`ACT_GRACE_S` after it, the extension's ``action`` and
+``nav`` events are that session's alone. Any other event — the user's own clicks, typing and
+navigations, page errors, network — goes to every session open at the time. Automatic captures
+of a session are hidden from its x/y and label defaults (the model was not shown them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import logging
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from shotbridge.recording import Recorder
+from shotbridge.shots import ShotRegistry
+
+log = logging.getLogger(__name__)
+
+ACT_GRACE_S = 0.5  # events this soon after a session's action are that action's echo
+MAX_NAMED = 16  # named (shared) sessions a host keeps
+ACTING_COMMANDS = frozenset({"interact", "navigate"})
+ATTRIBUTED_EVENTS = frozenset({"action", "nav"})
+RECORDER_COMMANDS = ("timeline", "screenshots", "screenshot_get", "record_config")
+
+
+class Session:
+    def __init__(self, key: str, link: Any, ids: Iterator[int], conn: Any = None) -> None:
+        self.key = key
+        self.conn = conn  # None for a named session: it outlives its clients
+        self.shots = ShotRegistry(ids=ids)
+        self.recorder = Recorder(link, self.shots)
+
+    @property
+    def gone(self) -> bool:
+        return self.conn is not None and bool(getattr(self.conn, "closed", False))
+
+
+class Sessions:
+    """Every client session of one host, and the routing of events and screenshots to them."""
+
+    def __init__(self, link: Any, *, clock: Any = time.monotonic) -> None:
+        self.link = link
+        self.clock = clock
+        self._ids = itertools.count(1)
+        self._sessions: dict[str, Session] = {}
+        self._acting: dict[str, int] = {}  # session key → commands in flight
+        self._acted_until: dict[str, float] = {}
+
+    # ---- which session --------------------------------------------------------------------
+
+    @staticmethod
+    def key_of(conn: Any, args: dict[str, Any]) -> str:
+        name = args.get("session")
+        if isinstance(name, str) and name.strip():
+            return "named:" + name.strip()[:64]
+        return f"conn:{getattr(conn, 'id', id(conn))}"
+
+    def get(self, conn: Any, args: dict[str, Any]) -> Session:
+        self._prune()
+        key = self.key_of(conn, args)
+        session = self._sessions.get(key)
+        if session is None:
+            named = key.startswith("named:")
+            if named and sum(k.startswith("named:") for k in self._sessions) >= MAX_NAMED:
+                oldest = next(k for k in self._sessions if k.startswith("named:"))
+                self._drop(oldest)
+            session = Session(key, self.link, self._ids, conn=None if named else conn)
+            self._sessions[key] = session
+            log.info("session %s started", key)
+        return session
+
+    def _prune(self) -> None:
+        for key in [k for k, s in self._sessions.items() if s.gone]:
+            self._drop(key)
+
+    def _drop(self, key: str) -> None:
+        session = self._sessions.pop(key, None)
+        self._acted_until.pop(key, None)
+        if session is not None:
+            log.info("session %s ended", key)
+            for task in list(session.recorder._tasks):
+                task.cancel()
+
+    def all(self) -> list[Session]:
+        return list(self._sessions.values())
+
+    # ---- attribution ------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def acting(self, conn: Any, cmd: str, args: dict[str, Any]) -> Iterator[None]:
+        """Mark the caller's session as the author of what the page does while ``cmd`` runs."""
+        acts = cmd in ACTING_COMMANDS or (cmd == "screenshot" and bool(args.get("url")))
+        if not acts:
+            yield
+            return
+        session = self.get(conn, args)
+        self._acting[session.key] = self._acting.get(session.key, 0) + 1
+        try:
+            yield
+        finally:
+            self._acting[session.key] -= 1
+            if not self._acting[session.key]:
+                del self._acting[session.key]
+            self._acted_until[session.key] = self.clock() + ACT_GRACE_S
+
+    def _author(self) -> str | None:
+        """The session whose action the page is answering now, if exactly one."""
+        now = self.clock()
+        busy = set(self._acting) | {k for k, t in self._acted_until.items() if t > now}
+        return next(iter(busy)) if len(busy) == 1 else None
+
+    def on_event(self, event: dict[str, Any]) -> None:
+        """Link listener: an extension event goes to its author, or to every open session."""
+        self._prune()
+        author = self._author() if event.get("event") in ATTRIBUTED_EVENTS else None
+        targets = [self._sessions[author]] if author in self._sessions else self.all()
+        for session in targets:
+            session.recorder.on_event(event)
+
+    def on_screenshot(self, shots: Any, result: dict[str, Any], raw_args: dict[str, Any]) -> None:
+        """``SCREENSHOT_SINKS`` hook: hide a session's automatic captures from its defaults."""
+        if raw_args.get("trigger", "explicit") == "explicit":
+            return
+        for session in self.all():
+            if session.shots is shots:
+                ids = [result.get("screenshot_id")]
+                ids += [t.get("screenshot_id") for t in result.get("tiles") or []]
+                shots.hide(i for i in ids if isinstance(i, int))
+
+    def sinks(self) -> list[Any]:
+        """Screenshot sinks to register: ours first (hiding), then each session's recorder."""
+        return [self.on_screenshot, self._record_screenshot]
+
+    def _record_screenshot(self, shots: Any, result: dict[str, Any], raw: dict[str, Any]) -> None:
+        for session in self.all():
+            if session.shots is shots:
+                session.recorder.on_screenshot(shots, result, raw)
+
+    async def close(self) -> None:
+        for session in self.all():
+            await session.recorder.close()
+
+    # ---- bus commands ----------------------------------------------------------------------
+
+    def commands(self) -> dict[str, Any]:
+        """The recorder's commands, each run by the caller's session."""
+
+        def bind(name: str) -> Any:
+            async def command(conn: Any, args: dict[str, Any]) -> dict[str, Any]:
+                session = self.get(conn, args)
+                rest = {k: v for k, v in args.items() if k != "session"}
+                return await session.recorder.commands()[name](conn, rest)
+
+            return command
+
+        return {name: bind(name) for name in RECORDER_COMMANDS}
