@@ -5,8 +5,12 @@
 * bus: 32-bit big-endian length + msgpack map (bytes stay bytes).
 
 Every reader checks the announced length against its limit *before* reading the body, so a bogus
-header cannot make us allocate or wait for gigabytes. A clean end of stream between two frames reads
-as ``None``; anything else that goes wrong is a :class:`~shotbridge.errors.FrameError`.
+header cannot make us allocate or wait for gigabytes. The asyncio reader can also charge each body
+to a shared :class:`ByteBudget` (the bus caps what all its clients together may have half-sent), and
+reads big bodies into one buffer allocated for the announced size: a single mapping the allocator
+hands back to the system the moment the frame is done or its sender leaves, instead of a growing
+buffer that leaves the heap fragmented. A clean end of stream between two frames reads as ``None``;
+anything else that goes wrong is a :class:`~shotbridge.errors.FrameError`.
 """
 
 from __future__ import annotations
@@ -25,8 +29,30 @@ from shotbridge.errors import FrameError
 NATIVE_MAX_OUT = 1024 * 1024  # host -> browser: Chrome drops the port on anything bigger
 NATIVE_MAX_IN = 64 * 1024 * 1024  # browser -> host
 BUS_MAX_DEFAULT = 128 * 1024 * 1024
+_CHUNKED_BODY = 256 * 1024  # bodies at least this big are read chunk by chunk into one buffer
 
 Message = dict[str, Any]
+
+
+class ByteBudget:
+    """Bytes that frames being received may hold, shared by every connection of one server."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.used = 0
+
+    @property
+    def free(self) -> int:
+        return self.total - self.used
+
+    def reserve(self, n: int) -> bool:
+        if n > self.free:
+            return False
+        self.used += n
+        return True
+
+    def release(self, n: int) -> None:
+        self.used = max(0, self.used - n)
 
 
 class _Writable(Protocol):
@@ -114,8 +140,19 @@ class Codec:
 
     # ---- asyncio streams ---------------------------------------------------------------------
 
-    async def aread(self, reader: asyncio.StreamReader) -> Message | None:
-        """Next frame from an asyncio stream; None on a clean EOF between frames."""
+    async def aread(
+        self,
+        reader: asyncio.StreamReader,
+        *,
+        budget: ByteBudget | None = None,
+        stall_timeout: float | None = None,
+    ) -> Message | None:
+        """Next frame from an asyncio stream; None on a clean EOF between frames.
+
+        ``budget``: the body's announced size is reserved from it before any of it is read (and
+        released once decoded, or on any failure); a body that does not fit is a FrameError.
+        ``stall_timeout``: a body whose bytes stop arriving for that long is a FrameError.
+        """
         try:
             header = await reader.readexactly(self.header.size)
         except asyncio.IncompleteReadError as exc:
@@ -125,13 +162,49 @@ class Codec:
                 f"truncated {self.name} frame header ({len(exc.partial)} bytes)"
             ) from None
         length = self.body_length(header)
-        try:
-            body = await reader.readexactly(length)
-        except asyncio.IncompleteReadError as exc:
+        if budget is not None and not budget.reserve(length):
             raise FrameError(
-                f"truncated {self.name} frame: got {len(exc.partial)} of {length} bytes"
-            ) from None
-        return self.decode(body)
+                f"{self.name} frame of {length} bytes refused: the host is already holding "
+                f"{budget.used} of its {budget.total} bytes for frames being received"
+            )
+        try:
+            body = await self._read_body(reader, length, stall_timeout)
+            return self.decode(body)
+        finally:
+            body = b""  # drop our reference before handing the reservation back
+            if budget is not None:
+                budget.release(length)
+
+    async def _read_body(
+        self, reader: asyncio.StreamReader, length: int, stall_timeout: float | None
+    ) -> bytes | bytearray:
+        if length < _CHUNKED_BODY and stall_timeout is None:
+            try:
+                return await reader.readexactly(length)
+            except asyncio.IncompleteReadError as exc:
+                raise FrameError(
+                    f"truncated {self.name} frame: got {len(exc.partial)} of {length} bytes"
+                ) from None
+        # Zero-filled and untouched pages cost nothing: memory grows only as bytes arrive.
+        buf = bytearray(length)
+        view = memoryview(buf)
+        got = 0
+        try:
+            while got < length:
+                try:
+                    chunk = await asyncio.wait_for(reader.read(length - got), stall_timeout)
+                except TimeoutError:
+                    raise FrameError(
+                        f"{self.name} frame stalled: got {got} of {length} bytes, then nothing "
+                        f"for {stall_timeout:g} s"
+                    ) from None
+                if not chunk:
+                    raise FrameError(f"truncated {self.name} frame: got {got} of {length} bytes")
+                view[got : got + len(chunk)] = chunk
+                got += len(chunk)
+        finally:
+            view.release()
+        return buf
 
     async def awrite(self, writer: asyncio.StreamWriter, msg: Message) -> None:
         writer.write(self.encode(msg))
