@@ -36,7 +36,8 @@ log = logging.getLogger(__name__)
 
 ALLOWED_ORIGINS_ENV = "SHOTBRIDGE_ALLOWED_ORIGINS"  # comma-separated, for development builds
 INFO_WRITE_INTERVAL = 1.0  # s: routine events refresh host-<pid>.json at most this often
-SHUTDOWN_GRACE = 2.0  # s: time given to in-flight replies (not_connected) before hanging up
+SHUTDOWN_GRACE = 0.5  # s: time given to in-flight replies (not_connected) before hanging up
+CLIENT_FLUSH = 0.5  # s: time clients get to read their last frames at shutdown
 
 Command = Callable[[BusConnection, dict[str, Any]], Awaitable[dict[str, Any]]]
 
@@ -72,7 +73,6 @@ class Host:
         self.last_active = self.started
         self._info_written = 0.0
         self._stop = asyncio.Event()
-        self._push_tasks: set[asyncio.Task[bool]] = set()
         self.exit_code = 0  # 1 when the extension's stream turned out garbage
         self.server = BusServer(paths.socket_path(self.pid, runtime_dir), self.handle)
         self.commands: dict[str, Command] = {
@@ -114,15 +114,17 @@ class Host:
         return "extension not connected: the browser closed its connection to the host"
 
     async def shutdown(self) -> None:
+        """Bounded whatever the clients do: ends within SHUTDOWN_GRACE + CLIENT_FLUSH seconds."""
         self.link.detach()  # pending requests fail now with not_connected...
         in_flight = self.server.in_flight()
-        if in_flight:  # ...and their replies get a moment to reach the clients
+        if in_flight:  # ...and their replies get a moment to be queued for the clients
             await asyncio.wait(in_flight, timeout=SHUTDOWN_GRACE)
-        # Tell every client why the bus is closing, so they report it instead of a bare hang-up.
+        # Tell every client why the bus is closing, so they report it instead of a bare hang-up;
+        # a client that does not read gets CLIENT_FLUSH seconds, then its socket is torn down.
         goodbye = {"event": "host_closing", "data": {"reason": self.closing_reason()}}
-        await asyncio.gather(*(c.send(goodbye) for c in list(self.server.connections)))
-        await self.server.close()
-        await self.sessions.close()
+        await self.server.close(goodbye, flush=CLIENT_FLUSH)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.sessions.close(), CLIENT_FLUSH)
         for sink in self.sessions.sinks():
             with contextlib.suppress(ValueError):
                 SCREENSHOT_SINKS.remove(sink)
@@ -171,12 +173,9 @@ class Host:
         # picks the host when several browsers/profiles run.
         self.last_active = time.time()
         self.write_info(force=event["event"] in ("hello", "tab_changed"))
-        frame = {"event": event["event"], "data": event["data"]}
-        for conn in self.server.connections:
-            if conn.subscribed:
-                task = asyncio.create_task(conn.send(frame))
-                self._push_tasks.add(task)
-                task.add_done_callback(self._push_tasks.discard)
+        # Queued per subscriber, bounded: a slow one loses its oldest events (and is told how
+        # many), and holds up neither the others nor the host.
+        self.server.publish({"event": event["event"], "data": event["data"]})
 
     # ---- bus requests -------------------------------------------------------------------
 
