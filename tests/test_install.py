@@ -140,7 +140,7 @@ def test_the_launcher_really_starts_the_host(tmp_path: Path) -> None:
 def test_extension_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     repo_ext = Path(__file__).resolve().parents[1] / "extension"
     if (repo_ext / "manifest.json").exists():
-        assert inst.extension_dir() == repo_ext
+        assert inst.extension_dir() == repo_ext.resolve()
     monkeypatch.setenv("SHOTBRIDGE_EXTENSION_DIR", str(tmp_path))
     with pytest.raises(ShotbridgeError, match=r"manifest\.json missing"):
         inst.extension_dir()

@@ -23,10 +23,9 @@ _PR_SET_PDEATHSIG = 1
 
 _CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 
-# Flags every headless run needs: no sandbox (we may run as root in CI), no network chatter that
-# a closed network refuses, no first-run UI.
-_FLAGS = (
-    "--headless=new",
+# Flags every run of ours needs, headed or not: no sandbox (we may run as root in CI), no network
+# chatter that a closed network refuses, no first-run UI.
+BASE_FLAGS = (
     "--no-sandbox",
     "--disable-gpu",
     "--disable-quic",
@@ -39,6 +38,7 @@ _FLAGS = (
     "--hide-scrollbars",
     "--mute-audio",
 )
+_FLAGS = ("--headless=new", *BASE_FLAGS)
 
 
 def _die_with_parent() -> None:
@@ -186,4 +186,4 @@ class HeadlessBrowser:
         self.close()
 
 
-__all__ = ["HeadlessBrowser", "find_chrome"]
+__all__ = ["BASE_FLAGS", "HeadlessBrowser", "find_chrome"]

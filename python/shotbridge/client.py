@@ -56,14 +56,20 @@ class BusClient:
     ) -> Self:
         """Connect to the host named ``host`` (profile_id or pid; default ``$SHOTBRIDGE_HOST``),
         else to the best live one (connected, most recently active), trying the next on failure.
+
+        Without ``runtime_dir`` every place a host may have registered is searched
+        (:func:`paths.search_dirs`). With one (a private browser of ours), only that directory,
+        and ``$SHOTBRIDGE_HOST`` is not applied: it names a browser of the user's.
         """
-        directory = runtime_dir if runtime_dir is not None else paths.runtime_dir()
-        name = host or os.environ.get("SHOTBRIDGE_HOST") or None
-        hosts = paths.list_hosts(directory)
-        if name is not None:
-            hosts = [h for h in hosts if name in (h.profile_id, str(h.pid))]
+        hosts = paths.list_hosts(runtime_dir)
+        name = host or (os.environ.get("SHOTBRIDGE_HOST") if runtime_dir is None else None)
+        if name:
+            hosts = [h for h in hosts if paths.host_matches(h, name)]
             if not hosts:
-                raise NotConnectedError(f"no running shotbridge host matches {name!r}")
+                raise NotConnectedError(
+                    f"no running shotbridge host matches {name!r} "
+                    "(`shotctl doctor` lists the hosts and their profile ids)"
+                )
         errors: list[str] = []
         for info in hosts:
             try:

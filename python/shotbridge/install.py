@@ -188,8 +188,36 @@ def extension_dir() -> Path:
 @dataclass
 class InstallResult:
     launcher: Path
-    manifests: dict[str, Path] = field(default_factory=dict)  # browser -> manifest written
+    manifests: dict[str, Path] = field(default_factory=dict)  # browser or profile -> manifest
     guessed: bool = False  # no browser folder found: wrote for every browser
+
+
+PROFILES_NAME = "profiles.json"
+
+
+def profile_manifest(user_data_dir: Path) -> Path:
+    """Where Chromium started with ``--user-data-dir=DIR`` looks for our manifest."""
+    return user_data_dir / "NativeMessagingHosts" / MANIFEST_NAME
+
+
+def registered_profiles(layout: Layout) -> list[Path]:
+    """The ``--user-data-dir`` folders `shotctl install` registered (remembered beside the
+    launcher, so that doctor checks them and uninstall removes them)."""
+    try:
+        data = json.loads((layout.data_dir() / PROFILES_NAME).read_text())
+    except (OSError, ValueError):
+        return []
+    return [Path(p) for p in data if isinstance(p, str)] if isinstance(data, list) else []
+
+
+def _remember_profiles(layout: Layout, dirs: list[Path]) -> None:
+    path = layout.data_dir() / PROFILES_NAME
+    if dirs:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _write_atomic(path, json.dumps([str(d) for d in dirs], indent=2) + "\n", 0o644)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
 
 
 def detected_browsers(layout: Layout) -> tuple[str, ...]:
@@ -201,14 +229,19 @@ def install(
     *,
     layout: Layout | None = None,
     env: Mapping[str, str] | None = None,
+    user_data_dirs: Iterable[Path] = (),
 ) -> InstallResult:
-    """Write the launcher and a manifest per browser.
+    """Write the launcher and a manifest per browser (or per ``user_data_dirs`` profile).
 
     ``browsers=None`` means every browser: for a user install, those whose folder exists (all of
-    them when none does, so a browser installed later works too).
+    them when none does, so a browser installed later works too). With ``user_data_dirs`` and no
+    ``browsers``, only those profiles are registered.
     """
     layout = layout or Layout()
+    profiles = [Path(d).expanduser().absolute() for d in user_data_dirs]
     guessed = False
+    if browsers is None and profiles:
+        browsers = ()
     if browsers is None:
         found = () if layout.system else detected_browsers(layout)
         guessed = not layout.system and not found
@@ -217,23 +250,108 @@ def install(
     result = InstallResult(launcher=launcher, guessed=guessed)
     for browser in browsers:
         result.manifests[browser] = write_manifest(layout.manifest_dir(browser), launcher)
+    for profile in profiles:
+        manifest = write_manifest(profile_manifest(profile).parent, launcher)
+        result.manifests[str(profile)] = manifest
+    if profiles:
+        known = registered_profiles(layout)
+        _remember_profiles(layout, known + [p for p in profiles if p not in known])
     return result
 
 
-def uninstall(browsers: Iterable[str] | None = None, *, layout: Layout | None = None) -> list[Path]:
-    """Remove our manifests (and the launcher once no manifest uses it); returns what went."""
+def uninstall(
+    browsers: Iterable[str] | None = None,
+    *,
+    layout: Layout | None = None,
+    user_data_dirs: Iterable[Path] | None = None,
+) -> list[Path]:
+    """Remove our manifests (and the launcher once no manifest uses it); returns what went.
+
+    ``user_data_dirs=None`` means every profile `install --user-data-dir` registered, and only
+    when ``browsers`` is None too (a plain `shotctl uninstall` removes everything).
+    """
     layout = layout or Layout()
     removed: list[Path] = []
-    for browser in browsers if browsers is not None else BROWSERS:
-        path = layout.manifest_dir(browser) / MANIFEST_NAME
-        if path.exists():
+    known = registered_profiles(layout)
+    if user_data_dirs is None:
+        profiles = known if browsers is None else []
+    else:
+        profiles = [Path(d).expanduser().absolute() for d in user_data_dirs]
+    paths = [layout.manifest_dir(b) / MANIFEST_NAME for b in (browsers or BROWSERS)]
+    if user_data_dirs is not None and browsers is None:
+        paths = []  # `uninstall --user-data-dir DIR` touches only that profile
+    paths += [profile_manifest(p) for p in profiles]
+    for path in paths:
+        if _is_ours(path):
             path.unlink()
             removed.append(path)
+    left = [p for p in known if p not in profiles and _is_ours(profile_manifest(p))]
+    _remember_profiles(layout, left)
     launcher = layout.launcher()
-    still_used = any((layout.manifest_dir(b) / MANIFEST_NAME).exists() for b in BROWSERS)
+    still_used = left or any((layout.manifest_dir(b) / MANIFEST_NAME).exists() for b in BROWSERS)
     if launcher.exists() and not still_used:
         launcher.unlink()
         removed.append(launcher)
         with contextlib.suppress(OSError):
             launcher.parent.rmdir()  # only if empty
     return removed
+
+
+def _is_ours(manifest: Path) -> bool:
+    try:
+        return json.loads(manifest.read_text()).get("name") == HOST_NAME
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+# ---- running hosts ----------------------------------------------------------------------------
+
+
+def is_our_host(pid: int) -> bool:
+    """The process runs `shotbridge host` as this user (a pid from a record may be reused)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    uid_line = next((line for line in status.splitlines() if line.startswith("Uid:")), "")
+    if uid_line.split()[1:2] != [str(os.getuid())]:
+        return False
+    words = [w.decode(errors="replace") for w in cmdline if w]
+    return any(w.endswith(("shotbridge", "shotctl")) for w in words) and "host" in words
+
+
+def stop_hosts(timeout: float = 5.0) -> list[int]:
+    """SIGTERM every registered host that is ours, wait for them to go; their pids.
+
+    Their records and sockets are removed too (a host that ignored SIGTERM is left alone).
+    """
+    import signal
+    import time
+
+    from shotbridge import paths
+
+    stopped: list[int] = []
+    for info in paths.list_hosts():
+        if not is_our_host(info.pid):
+            continue
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(info.pid, signal.SIGTERM)
+            stopped.append(info.pid)
+    deadline = time.monotonic() + timeout
+    while any(paths.pid_alive(p) for p in stopped) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid in stopped:
+        if not paths.pid_alive(pid):
+            for folder in paths.search_dirs():
+                for name in (f"host-{pid}.json", f"host-{pid}.sock"):
+                    with contextlib.suppress(OSError):
+                        (folder / name).unlink()
+    return stopped
+
+
+REMOVE_EXTENSION_HINT = (
+    "To remove the extension: open chrome://extensions (edge://extensions, brave://extensions), "
+    "find “shotbridge” (ID {id}) and click Remove. If you start Chromium with "
+    "--load-extension=…/shotbridge/extension, drop that flag."
+)

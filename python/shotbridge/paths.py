@@ -2,6 +2,14 @@
 
 Runtime dir (sockets + ``host-<pid>.json`` records, always mode 0700):
 ``$SHOTBRIDGE_RUNTIME_DIR``, else ``$XDG_RUNTIME_DIR/shotbridge``, else ``/tmp/shotbridge-<uid>``.
+
+Discovery does not depend on the caller's environment. A host started by a desktop browser
+inherits the session's variables; an MCP server started by an IDE may keep only HOME, LOGNAME,
+PATH, SHELL, TERM and USER (the MCP SDK's default). So clients search every place a host of this
+uid may have registered (:func:`search_dirs`), and a host that is not private also leaves a copy
+of its record in a registry that depends only on HOME (:func:`registry_dir`). An explicit
+``$SHOTBRIDGE_RUNTIME_DIR`` means "private": such a host registers nowhere else, and a client
+given it searches only there.
 State dir (logs): ``$SHOTBRIDGE_STATE_DIR``, else ``$XDG_STATE_HOME/shotbridge``, else
 ``~/.local/state/shotbridge``.
 """
@@ -52,7 +60,55 @@ def runtime_dir(create: bool = True) -> Path:
     return path
 
 
+def registry_dir() -> Path:
+    """Copies of the records of non-private hosts: found from HOME alone (no XDG variable)."""
+    return Path.home() / ".local" / "state" / "shotbridge" / "hosts"
+
+
+def private_runtime() -> bool:
+    """True when ``$SHOTBRIDGE_RUNTIME_DIR`` pins hosts and clients to one directory."""
+    return bool(os.environ.get("SHOTBRIDGE_RUNTIME_DIR"))
+
+
+def search_dirs() -> list[Path]:
+    """Every directory a client looks in for hosts of this uid, the registry first.
+
+    Only directories that exist, are directories (not symlinks) and belong to us count: a
+    directory another user made could hold planted sockets.
+    """
+    if explicit := os.environ.get("SHOTBRIDGE_RUNTIME_DIR"):
+        candidates = [Path(explicit)]
+    else:
+        uid = os.getuid()
+        candidates = [registry_dir()]
+        if xdg := os.environ.get("XDG_RUNTIME_DIR"):
+            candidates.append(Path(xdg) / "shotbridge")
+        candidates += [
+            Path(f"/run/user/{uid}/shotbridge"),
+            Path(tempfile.gettempdir()) / f"shotbridge-{uid}",
+            Path(f"/tmp/shotbridge-{uid}"),
+        ]
+    found: list[Path] = []
+    for path in candidates:
+        if path not in found and is_private_dir(path):
+            found.append(path)
+    return found
+
+
+def is_private_dir(path: Path) -> bool:
+    """An existing real directory owned by us (mode is not checked: hosts tighten it)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid()
+
+
 def state_dir(create: bool = True) -> Path:
+    """The log folder; created 0700, and an older one of ours (made 0755) tightened to 0700.
+
+    host.log holds URLs, titles and errors of the user's pages: no one else may read it.
+    """
     if explicit := os.environ.get("SHOTBRIDGE_STATE_DIR"):
         path = Path(explicit)
     elif xdg := os.environ.get("XDG_STATE_HOME"):
@@ -60,7 +116,12 @@ def state_dir(create: bool = True) -> Path:
     else:
         path = Path.home() / ".local" / "state" / "shotbridge"
     if create:
-        path.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):
+            path.mkdir(mode=0o700)
+        st = os.stat(path)
+        if st.st_uid == os.getuid() and stat.S_IMODE(st.st_mode) & 0o077:
+            os.chmod(path, stat.S_IMODE(st.st_mode) & 0o700)
     return path
 
 
@@ -106,20 +167,36 @@ def info_path(pid: int, directory: Path | None = None) -> Path:
 
 
 def write_host_info(info: HostInfo, directory: Path | None = None) -> Path:
-    """Write the record atomically (temp file + rename) so readers never see half of it."""
+    """Write the record atomically (temp file + rename) so readers never see half of it.
+
+    A host that is not private also copies it into :func:`registry_dir`, so that a client whose
+    environment lacks the host's XDG_RUNTIME_DIR (or TMPDIR) still finds it.
+    """
     path = info_path(info.pid, directory)
+    _write_record(path, info)
+    if not private_runtime():
+        with contextlib.suppress(OSError, BusError):  # the registry is a convenience only
+            registry = ensure_private_dir(registry_dir())
+            if registry != path.parent:
+                _write_record(registry / path.name, info)
+    return path
+
+
+def _write_record(path: Path, info: HostInfo) -> None:
     tmp = path.with_suffix(".json.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as fh:
         fh.write(info.model_dump_json())
     os.replace(tmp, path)
-    return path
 
 
 def remove_host_files(pid: int, directory: Path | None = None) -> None:
     for path in (socket_path(pid, directory), info_path(pid, directory)):
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
+    if not private_runtime():
+        with contextlib.suppress(OSError):
+            (registry_dir() / f"host-{pid}.json").unlink()
 
 
 def pid_alive(pid: int) -> bool:
@@ -135,10 +212,21 @@ def pid_alive(pid: int) -> bool:
 def list_hosts(directory: Path | None = None) -> list[HostInfo]:
     """Live hosts, most preferable first (connected, then most recently active).
 
-    Records whose process is gone or whose socket vanished are dropped, and their files removed
-    when the process is gone (a host killed with SIGKILL leaves them behind).
+    ``directory=None`` searches every place of :func:`search_dirs` (one entry per pid). Records
+    whose process is gone or whose socket vanished are dropped, and their files removed when the
+    process is gone (a host killed with SIGKILL leaves them behind).
     """
-    directory = directory if directory is not None else runtime_dir()
+    directories = [directory] if directory is not None else search_dirs()
+    hosts: dict[int, HostInfo] = {}
+    for folder in directories:
+        for info in _hosts_in(folder):
+            hosts.setdefault(info.pid, info)
+    found = list(hosts.values())
+    found.sort(key=lambda h: (h.connected, h.last_active), reverse=True)
+    return found
+
+
+def _hosts_in(directory: Path) -> list[HostInfo]:
     hosts: list[HostInfo] = []
     for path in directory.glob("host-*.json"):
         try:
@@ -146,12 +234,15 @@ def list_hosts(directory: Path | None = None) -> list[HostInfo]:
         except (OSError, ValueError, ValidationError):
             continue  # half-written or foreign file: not a host we can use
         if not pid_alive(info.pid):
-            remove_host_files(info.pid, directory)
+            with contextlib.suppress(OSError):
+                path.unlink()
+            with contextlib.suppress(OSError):
+                (directory / f"host-{info.pid}.sock").unlink()
             continue
-        if not stat.S_ISSOCK(_mode(Path(info.socket))):
-            continue
+        sock = Path(info.socket)
+        if not stat.S_ISSOCK(_mode(sock)) or not is_private_dir(sock.parent):
+            continue  # a record may point anywhere: only a socket in a directory of ours counts
         hosts.append(info)
-    hosts.sort(key=lambda h: (h.connected, h.last_active), reverse=True)
     return hosts
 
 
@@ -162,9 +253,17 @@ def select_host(name: str | None = None, directory: Path | None = None) -> HostI
     if name is None:
         return hosts[0] if hosts else None
     for host in hosts:
-        if name in (host.profile_id, str(host.pid)):
+        if host_matches(host, name):
             return host
     return None
+
+
+def host_matches(host: HostInfo, name: str) -> bool:
+    """``name`` is the host's pid, its profile id, or a prefix of 8+ characters of the id."""
+    if name == str(host.pid):
+        return True
+    profile = host.profile_id or ""
+    return bool(profile) and (name == profile or (len(name) >= 8 and profile.startswith(name)))
 
 
 def _mode(path: Path) -> int:

@@ -79,3 +79,47 @@ def browser_dpr2() -> Iterator[HeadlessBrowser]:
     b = start_browser(window_size=(1280, 800), device_scale_factor=2)
     yield b
     b.close()
+
+
+# ---- headed: a Chromium with a window under Xvfb, set up as README says (tests/e2e/headed.py) ----
+
+
+@pytest.fixture(scope="session")
+def xvfb() -> Iterator[object]:
+    """One X display for every headed test of the run."""
+    from tests.e2e.headed import Xvfb
+
+    server = Xvfb().start()
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def desktop(xvfb: object) -> Iterator[object]:
+    """A fresh user session (HOME, XDG_RUNTIME_DIR, DISPLAY) for one test module."""
+    from tests.e2e.headed import Desktop
+
+    session = Desktop(xvfb)  # type: ignore[arg-type]
+    yield session
+    session.close()
+
+
+@pytest.fixture(scope="module")
+def headed(desktop: object, pages_url: str) -> Iterator[object]:
+    """A headed Chromium with its own profile, registered by `shotctl install --user-data-dir`,
+    the extension loaded with --load-extension; connected to its host when the test starts."""
+    from tests.e2e.headed import HeadedChromium
+
+    profile = desktop.root / "profile"  # type: ignore[attr-defined]
+    done = desktop.run("shotctl", "install", "--user-data-dir", str(profile))  # type: ignore[attr-defined]
+    assert done.returncode == 0, done.stderr
+    browser = HeadedChromium(desktop, profile, start_url=f"{pages_url}/buttons.html")  # type: ignore[arg-type]
+    browser.start()
+    try:
+        desktop.wait_hosts(1)  # type: ignore[attr-defined]
+    except BaseException:
+        print(browser.tail_log())
+        browser.close()
+        raise
+    yield browser
+    browser.close()

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
 from shotbridge.cli import EXIT_FAILED
 from shotbridge.errors import ShotbridgeError
-from shotbridge.install import BROWSERS, Layout, extension_dir
+from shotbridge.install import BROWSERS, REMOVE_EXTENSION_HINT, Layout, extension_dir, stop_hosts
 from shotbridge.install import install as do_install
 from shotbridge.install import uninstall as do_uninstall
+from shotbridge.protocol import EXTENSION_ID
 
 _browser_option = click.option(
     "--browser",
@@ -22,11 +24,21 @@ _browser_option = click.option(
 _system_option = click.option(
     "--system", is_flag=True, help="For every user of this machine (needs root)."
 )
+_profile_option = click.option(
+    "--user-data-dir",
+    "user_data_dirs",
+    multiple=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
+    help="A browser started with --user-data-dir=DIR: register the host in that profile "
+    "(repeatable). Without --browser, only these profiles are touched.",
+)
 
 
 @click.command()
 @_browser_option
 @_system_option
+@_profile_option
 @click.option(
     "--env",
     "env_pairs",
@@ -34,7 +46,9 @@ _system_option = click.option(
     metavar="KEY=VALUE",
     help="Environment for the host, baked into its launcher (repeatable).",
 )
-def install(browser: str, system: bool, env_pairs: tuple[str, ...]) -> None:
+def install(
+    browser: str, system: bool, user_data_dirs: tuple[Path, ...], env_pairs: tuple[str, ...]
+) -> None:
     """Register the native-messaging host so the extension can reach shotbridge."""
     env: dict[str, str] = {}
     for pair in env_pairs:
@@ -44,7 +58,10 @@ def install(browser: str, system: bool, env_pairs: tuple[str, ...]) -> None:
         env[key] = value
     try:
         result = do_install(
-            None if browser == "all" else [browser], layout=Layout(system=system), env=env
+            _browsers(browser, user_data_dirs),
+            layout=Layout(system=system),
+            env=env,
+            user_data_dirs=user_data_dirs,
         )
     except PermissionError as exc:
         raise click.ClickException(f"{exc} (a --system install needs root: try sudo)") from exc
@@ -55,20 +72,37 @@ def install(browser: str, system: bool, env_pairs: tuple[str, ...]) -> None:
         click.echo("(no browser profile folder found: registered with every supported browser)")
     click.echo("\nNext: open chrome://extensions, turn on Developer mode, click “Load unpacked”")
     try:
-        click.echo(f"and choose {extension_dir()}")
+        folder = extension_dir()
+        click.echo(f"and choose {folder}")
+        click.echo(f"(Chromium can also load it at start: chromium --load-extension={folder})")
     except ShotbridgeError as exc:
         click.echo(f"and choose the extension folder — but: {exc}")
-    click.echo("Then run `shotctl doctor` to check every link.")
+    doctor = "shotctl doctor" + "".join(f" --user-data-dir {d}" for d in user_data_dirs)
+    click.echo(f"Then run `{doctor}` to check every link.")
+
+
+def _browsers(browser: str, user_data_dirs: tuple[Path, ...]) -> list[str] | None:
+    """``all`` means every browser found, unless only --user-data-dir profiles were named."""
+    if browser != "all":
+        return [browser]
+    return [] if user_data_dirs else None
 
 
 @click.command()
 @_browser_option
 @_system_option
-def uninstall(browser: str, system: bool) -> None:
-    """Remove what `shotctl install` wrote."""
+@_profile_option
+def uninstall(browser: str, system: bool, user_data_dirs: tuple[Path, ...]) -> None:
+    """Stop running hosts and remove what `shotctl install` wrote."""
+    whole = browser == "all" and not user_data_dirs
+    stopped = stop_hosts() if whole and not system else []
+    for pid in stopped:
+        click.echo(f"stopped host {pid}")
     try:
         removed = do_uninstall(
-            None if browser == "all" else [browser], layout=Layout(system=system)
+            None if browser == "all" else [browser],
+            layout=Layout(system=system),
+            user_data_dirs=user_data_dirs or None,
         )
     except PermissionError as exc:
         raise click.ClickException(f"{exc} (a --system uninstall needs root: try sudo)") from exc
@@ -76,6 +110,7 @@ def uninstall(browser: str, system: bool) -> None:
         click.echo(f"removed {path}")
     if not removed:
         click.echo("nothing to remove")
+    click.echo(REMOVE_EXTENSION_HINT.format(id=EXTENSION_ID))
 
 
 @click.command("extension-path")

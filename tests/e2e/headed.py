@@ -1,0 +1,259 @@
+"""A headed Chromium under Xvfb, set up the way README tells a user: the real desktop case.
+
+Nothing here writes a host manifest: each test registers the host with ``shotctl install`` (or
+``--user-data-dir``) exactly as README says, and loads the extension with ``--load-extension``
+from ``shotctl extension-path`` (Debian's Chromium honours the flag; branded Chrome users load it
+unpacked from chrome://extensions instead).
+
+A :class:`Desktop` is one fake user session: its own HOME and XDG_RUNTIME_DIR (so the machine's
+real configuration and other test runs are never touched) and an Xvfb display. Every command a
+test runs as "the user" gets :meth:`Desktop.env`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+from shotbridge.browser import BASE_FLAGS, find_chrome
+
+VENV_BIN = Path(sys.executable).parent
+# Variables a test's own environment may carry that would steer discovery away from the desktop.
+_DROPPED = ("SHOTBRIDGE_", "XDG_", "DISPLAY", "WAYLAND_DISPLAY", "CHROME_PATH")
+
+
+class Xvfb:
+    """An X server on a free display number (``-displayfd`` lets Xvfb pick one)."""
+
+    def __init__(self, size: str = "1600x1000x24") -> None:
+        self.size = size
+        self.process: subprocess.Popen[bytes] | None = None
+        self.display = ""
+
+    def start(self) -> Xvfb:
+        read_fd, write_fd = os.pipe()
+        self.process = subprocess.Popen(
+            ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", self.size, "-nolisten", "tcp"],
+            pass_fds=(write_fd,),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        os.close(write_fd)
+        with os.fdopen(read_fd) as pipe:
+            number = pipe.readline().strip()  # written once the server accepts clients
+        if not number:
+            self.close()
+            raise RuntimeError("Xvfb did not report a display number")
+        self.display = f":{number}"
+        return self
+
+    def close(self) -> None:
+        proc, self.process = self.process, None
+        if proc is not None and proc.poll() is None:
+            _end_group(proc)
+
+
+class Desktop:
+    """One user's session: HOME, XDG_RUNTIME_DIR (0700) and DISPLAY, all private to the test."""
+
+    def __init__(self, xvfb: Xvfb) -> None:
+        self.xvfb = xvfb
+        self.root = Path(tempfile.mkdtemp(prefix="sbd-"))  # short: sockets live below it
+        self.home = self.root / "home"
+        self.runtime = self.root / "xdg"
+        self.home.mkdir()
+        self.runtime.mkdir(mode=0o700)
+
+    def env(self, **extra: str) -> dict[str, str]:
+        """The full environment of a terminal in this session (what README's commands get)."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith(_DROPPED)}
+        env.update(
+            HOME=str(self.home),
+            XDG_RUNTIME_DIR=str(self.runtime),
+            DISPLAY=self.xvfb.display,
+            PATH=f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}",
+        )
+        env.update(extra)
+        return env
+
+    def minimal_env(self) -> dict[str, str]:
+        """What an IDE passes an MCP server: the MCP SDK's default environment, this HOME."""
+        from mcp.client.stdio import get_default_environment
+
+        env = get_default_environment()
+        env["HOME"] = str(self.home)
+        env["PATH"] = f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}"
+        return env
+
+    def run(
+        self, *args: str, env: Mapping[str, str] | None = None, timeout: float = 60
+    ) -> subprocess.CompletedProcess[str]:
+        """Run a command as the user (``shotctl …`` resolves to this checkout's venv)."""
+        return subprocess.run(
+            list(args),
+            env=dict(env) if env is not None else self.env(),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+
+    @contextlib.contextmanager
+    def as_user(self) -> Iterator[None]:
+        """In-process clients (BusClient) see this session's HOME and XDG_RUNTIME_DIR."""
+        with mock.patch.dict(os.environ, self.env(), clear=True):
+            yield
+
+    def wait_hosts(self, count: int, timeout: float = 40) -> list[dict[str, Any]]:
+        """Poll until ``count`` hosts with a connected extension are registered; their records."""
+        from shotbridge import paths
+
+        deadline = time.monotonic() + timeout
+        with self.as_user():
+            while True:
+                hosts = [h for h in paths.list_hosts() if h.connected and h.profile_id]
+                if len(hosts) >= count:
+                    return [h.model_dump() for h in hosts]
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"{len(hosts)} of {count} hosts connected")
+                time.sleep(0.1)
+
+    def status(self, host: str | None = None) -> dict[str, Any]:
+        from shotbridge.client import request_sync
+
+        with self.as_user():
+            return request_sync("status", host=host, timeout=5)
+
+    def close(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+class HeadedChromium:
+    """Chromium with a window on the desktop's display and a normal, persistent profile.
+
+    ``profile=None`` uses Chromium's default profile folder (``~/.config/chromium``), like a user
+    who just runs ``chromium``; otherwise ``--user-data-dir=profile``.
+    """
+
+    def __init__(
+        self,
+        desktop: Desktop,
+        profile: Path | None = None,
+        *,
+        extension: Path | None = None,
+        start_url: str = "about:blank",
+        window_size: tuple[int, int] = (1280, 800),
+    ) -> None:
+        self.desktop = desktop
+        self.profile = profile
+        self.extension = extension
+        self.start_url = start_url
+        self.window_size = window_size
+        self.process: subprocess.Popen[bytes] | None = None
+        self.log_path = desktop.root / f"chromium-{id(self)}.log"
+
+    def args(self) -> list[str]:
+        extension = self.extension or Path(
+            self.desktop.run("shotctl", "extension-path").stdout.strip()
+        )
+        args = [str(find_chrome()), *BASE_FLAGS]
+        if self.profile is not None:
+            args.append(f"--user-data-dir={self.profile}")
+        return [
+            *args,
+            f"--load-extension={extension}",
+            f"--window-size={self.window_size[0]},{self.window_size[1]}",
+            self.start_url,
+        ]
+
+    def start(self) -> HeadedChromium:
+        with self.log_path.open("ab") as log:
+            self.process = subprocess.Popen(
+                self.args(),
+                env=self.desktop.env(),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own process group: close() ends host and helpers
+            )
+        return self
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def close(self) -> None:
+        proc, self.process = self.process, None
+        if proc is not None:
+            _end_group(proc)
+
+    def tail_log(self, lines: int = 30) -> str:
+        with contextlib.suppress(OSError):
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        return ""
+
+    def profile_dir(self) -> Path:
+        return self.profile or self.desktop.home / ".config" / "chromium"
+
+
+def _end_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the process group, SIGKILL after 5 s; never anything by name."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)
+        try:
+            proc.wait(timeout=5)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    # Helpers Chromium started in its group (the host among them) may outlive the browser briefly.
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def mcp_call(
+    env: Mapping[str, str], calls: list[tuple[str, dict[str, Any]]], *args: str
+) -> list[Any]:
+    """Start a real ``shotctl mcp`` over stdio with exactly ``env``; make ``calls`` in order."""
+    return asyncio.run(_mcp_calls(dict(env), calls, list(args)))
+
+
+async def _mcp_calls(
+    env: dict[str, str], calls: list[tuple[str, dict[str, Any]]], args: list[str]
+) -> list[Any]:
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(
+        command=str(VENV_BIN / "shotctl"), args=["mcp", "--cooldown", "0", *args], env=env
+    )
+    results = []
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        for name, arguments in calls:
+            results.append(await session.call_tool(name, arguments))
+    return results
+
+
+def text_of(result: Any) -> str:
+    """All text blocks of a tool result, joined."""
+    return "\n".join(b.text for b in result.content if getattr(b, "type", "") == "text")
+
+
+def images_of(result: Any) -> list[Any]:
+    return [b for b in result.content if getattr(b, "type", "") == "image"]
+
+
+def read_json(path: Path) -> Any:
+    return json.loads(path.read_text())

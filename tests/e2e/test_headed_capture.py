@@ -1,0 +1,41 @@
+"""Headed Chromium with a normal profile: capture of the visible tab, and discovery that works
+from an IDE's minimal environment (issue 11)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.e2e.headed import Desktop, HeadedChromium, images_of, mcp_call, text_of
+
+
+def test_capture_of_the_visible_tab(desktop: Desktop, headed: HeadedChromium) -> None:
+    out = desktop.root / "shot.jpg"
+    done = desktop.run("shotctl", "capture", "--browser", "connected", "--json", "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    meta = json.loads(done.stdout)
+    assert meta["url"].endswith("/buttons.html")
+    assert out.read_bytes()[:2] == b"\xff\xd8"
+    assert "headless" not in done.stdout
+
+
+def test_mcp_with_the_sdk_default_environment_finds_the_host(
+    desktop: Desktop, headed: HeadedChromium
+) -> None:
+    """The host registered under $XDG_RUNTIME_DIR; the MCP server gets only HOME, LOGNAME, PATH,
+    SHELL, TERM and USER, as the MCP SDK passes by default, and must still find it."""
+    env = desktop.minimal_env()
+    assert "XDG_RUNTIME_DIR" not in env and "DISPLAY" not in env
+    hosts = desktop.wait_hosts(1)
+    assert Path(hosts[0]["socket"]).parent == desktop.runtime / "shotbridge"
+    [page, shot] = mcp_call(
+        env,
+        [("observe", {"what": "page"}), ("capture_screenshot", {})],
+        "--browser",
+        "connected",
+    )
+    assert not page.is_error, text_of(page)
+    assert "/buttons.html" in text_of(page)
+    assert not shot.is_error, text_of(shot)
+    assert images_of(shot)
+    assert "headless" not in text_of(shot)
