@@ -13,8 +13,6 @@ reports what was under the point; ``include_screenshot`` appends a fresh screens
 
 from __future__ import annotations
 
-import asyncio
-import base64
 import logging
 from typing import Any, Literal
 
@@ -58,7 +56,8 @@ class InteractArgs(Model):
     url: str | None = None
     navigation: Literal["url", "back", "forward", "reload"] | None = None
     new_tab: bool = False
-    # Raw CDP (only with allow_cdp, which `shotctl mcp --allow-cdp` sets).
+    # Raw CDP: allowed by the user's host config only (shotbridge.rawcdp); allow_cdp is the MCP
+    # server saying it was started with --allow-cdp, and grants nothing by itself.
     method: str | None = None
     params: dict[str, Any] | None = None
     allow_cdp: bool = False
@@ -160,8 +159,10 @@ async def run(link: Link, shots: ShotRegistry, raw: dict[str, Any]) -> dict[str,
     result: dict[str, Any]
     if a.action in ("navigate", *NAVIGATIONS):
         result = await _navigate(link, a, timeout)
-    elif a.action == "cdp":
-        return await _cdp(link, a, timeout)
+    elif a.action == "cdp":  # the user's gate, the log and the masks: shotbridge.rawcdp
+        from shotbridge import rawcdp
+
+        return await rawcdp.run(link, shots, a.model_dump(include=rawcdp.ARGS, exclude_none=True))
     else:
         ext_args, shot = input_args(shots, a)
         if shot is not None:
@@ -197,46 +198,6 @@ async def _navigate(link: Link, a: InteractArgs, timeout: float) -> dict[str, An
         "url": tab.get("url"),
         "title": tab.get("title"),
     }
-
-
-async def _cdp(link: Link, a: InteractArgs, timeout: float) -> dict[str, Any]:
-    if not a.allow_cdp:
-        raise CommandError(
-            ErrorCode.BAD_REQUEST,
-            "Raw CDP is off. It is opt-in: start the MCP server with `shotctl mcp --allow-cdp`.",
-        )
-    out = await link.request(
-        "cdp",
-        {
-            "method": a.method,
-            "params": a.params or {},
-            "allow": True,
-            "tab_id": a.tab_id,
-            "timeout_ms": a.timeout_ms,
-        },
-        timeout=timeout,
-    )
-    data = (out.get("result") or {}).get("data")
-    if a.method == "Page.captureScreenshot" and isinstance(data, str):
-        # Never hand a model megabytes of base64 text: run it through the core like any capture.
-        from shotbridge import image
-
-        shrunk = await asyncio.to_thread(image.shrink, base64.b64decode(data))
-        rest = {k: v for k, v in out["result"].items() if k != "data"}
-        return {
-            "method": a.method,
-            "tab_id": out.get("tab_id"),
-            "result": rest,
-            "image": {
-                "jpeg": shrunk.jpeg,
-                "width": shrunk.width,
-                "height": shrunk.height,
-                "bytes": len(shrunk.jpeg),
-                "source_width": shrunk.source_width,
-                "source_height": shrunk.source_height,
-            },
-        }
-    return out
 
 
 async def _after_screenshot(link: Link, shots: ShotRegistry, a: InteractArgs) -> dict[str, Any]:

@@ -46,6 +46,9 @@ REFUSED_DOMAINS = frozenset({"HeadlessExperimental", "LayerTree"})  # beginFrame
 SCREENSHOT_PARAMS = frozenset({"format", "quality", "captureBeyondViewport", "fromSurface"})
 
 
+ARGS = {"method", "params", "tab_id", "timeout_ms"}  # what interact passes on
+
+
 class RawCdpArgs(Model):
     method: str
     params: dict[str, Any] = Field(default_factory=dict)

@@ -1,7 +1,10 @@
 // cdp {method, params, allow}: one raw Chrome DevTools Protocol command on the tracked tab. Opt-in:
 // it can do anything the page's DevTools can (read cookies, run script in the page), so the host
-// only sends it when the user started the MCP server with --allow-cdp, and this side insists on
-// the explicit `allow: true` so no caller reaches it by accident.
+// only sends it when the user enabled it (`shotctl config allow-cdp on`, checked and logged by the
+// host on every call), and this side insists on the explicit `allow: true` so no caller reaches it
+// by accident. Methods that return the page's pixels never run here: the host serves
+// Page.captureScreenshot through its masked pipeline and refuses the others; this list is the
+// second lock on that door.
 
 import { Code, ShotError } from './errors.js';
 import { withDebugger } from './debugger.js';
@@ -10,6 +13,22 @@ import { assertCapturable } from './restricted.js';
 
 // Commands that would break the shared debugger session the other commands rely on.
 const REFUSED = new Set(['Target.attachToTarget', 'Target.detachFromTarget', 'Target.closeTarget', 'Browser.close']);
+// Commands that return pixels or renderings without the secret masks.
+const UNMASKED = new Set(['Page.captureScreenshot', 'Page.captureSnapshot', 'Page.startScreencast', 'Page.screencastFrameAck', 'Page.printToPDF', 'Tracing.start']);
+const UNMASKED_DOMAINS = new Set(['HeadlessExperimental', 'LayerTree']);
+
+/**
+ * Why `method` may not run raw here, or null. Pure (unit-tested).
+ * @param {string} method
+ * @returns {string | null}
+ */
+export function refusal(method) {
+  if (REFUSED.has(method)) return `${method} is not allowed: it would break shotbridge's own debugger session.`;
+  if (UNMASKED.has(method) || UNMASKED_DOMAINS.has(method.split('.')[0])) {
+    return `${method} is not allowed raw: it returns the page's pixels without the secret masks (the host takes masked screenshots).`;
+  }
+  return null;
+}
 
 /**
  * @param {import('./context.js').CommandContext} ctx
@@ -17,12 +36,13 @@ const REFUSED = new Set(['Target.attachToTarget', 'Target.detachFromTarget', 'Ta
 export async function cdp(ctx) {
   const { method, params, allow } = ctx.args;
   if (allow !== true) {
-    throw new ShotError(Code.BAD_REQUEST, 'Raw CDP is off. Start the MCP server with `shotctl mcp --allow-cdp` to enable it.');
+    throw new ShotError(Code.BAD_REQUEST, 'Raw CDP is off. The user enables it with `shotctl config allow-cdp on` (and `shotctl mcp --allow-cdp` for the MCP server).');
   }
   if (typeof method !== 'string' || !/^[A-Z][A-Za-z]*\.[a-z][A-Za-z]*$/.test(method)) {
     throw new ShotError(Code.BAD_REQUEST, 'method must be a CDP method name such as "Page.captureScreenshot".');
   }
-  if (REFUSED.has(method)) throw new ShotError(Code.BAD_REQUEST, `${method} is not allowed: it would break shotbridge's own debugger session.`);
+  const why = refusal(method);
+  if (why) throw new ShotError(Code.BAD_REQUEST, why);
   if (params !== undefined && params !== null && (typeof params !== 'object' || Array.isArray(params))) {
     throw new ShotError(Code.BAD_REQUEST, 'params must be an object');
   }

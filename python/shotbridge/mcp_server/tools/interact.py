@@ -34,8 +34,9 @@ what="page") and prefer selector or label (from an annotated screenshot) over pi
 not enough. Coordinates and labels are refused after the tab navigated to another URL: take a \
 fresh screenshot. Actions: click, hover, type (focuses the target, inserts text), keypress \
 ("Enter", "Control+A"), scroll (delta, to, or a target into view), navigate (url or \
-navigation), cdp (raw DevTools command; only with --allow-cdp). The result names the element hit \
-and the URL and scroll after the page settled; include_screenshot=true adds a screenshot."""
+navigation), cdp (raw DevTools command; only if the user allowed it, logged; \
+Page.captureScreenshot comes back masked). The result names the element hit and the URL and \
+scroll after the page settled; include_screenshot=true adds a screenshot."""
 
 
 def register(server: MCPServer, state: ServerState) -> None:
@@ -138,8 +139,9 @@ def register(server: MCPServer, state: ServerState) -> None:
             return content.result(blocks, tool="interact")
         if action == "cdp" and not state.allow_cdp:
             raise ToolError(
-                "Raw CDP is off. It is opt-in: the user must start the server with "
-                "`shotctl mcp --allow-cdp`."
+                "Raw CDP is off. It is the user's decision: they start the server with "
+                "`shotctl mcp --allow-cdp` and allow it in the host with "
+                "`shotctl config allow-cdp on`."
             )
         if button not in BUTTONS:
             raise ToolError(f"Unknown button {button!r}. Valid values: {', '.join(BUTTONS)}.")
@@ -271,7 +273,12 @@ def _cdp_blocks(done: dict[str, Any]) -> list[ContentBlock]:
             content.text(
                 f"{done.get('method')}: the screenshot as a {image['width']}×{image['height']} px "
                 f"JPEG ({image['bytes']:,} bytes; captured at {image['source_width']}×"
-                f"{image['source_height']} px)."
+                f"{image['source_height']} px; {image.get('masked', 0)} secret region(s) masked"
+                + (
+                    f"; screenshot_id {image['screenshot_id']})."
+                    if image.get("screenshot_id") is not None
+                    else ")."
+                )
             ),
         ]
     body = json.dumps(done.get("result", {}), ensure_ascii=False)
