@@ -7,9 +7,11 @@ Each session has a :class:`~shotbridge.shots.ShotRegistry` (ids drawn from one h
 and a :class:`~shotbridge.recording.Recorder` (timeline, buffer, automatic captures, settings).
 
 Who did what: while a session runs a command that acts on the page (``interact``, ``navigate``,
-``screenshot`` with a url) and for :data:`ACT_GRACE_S` after it, the extension's ``action`` and
-``nav`` events are that session's alone. Any other event — the user's own clicks, typing and
-navigations, page errors, network — goes to every session open at the time. Automatic captures
+``screenshot`` with a url) and for :data:`ACT_GRACE_S` after it (the last one to finish, when
+none is running), the extension's ``action`` and ``nav`` events are that session's alone; when two
+sessions act at the same moment nobody can tell, and the events go to both. Any other event — the
+user's own clicks, typing and navigations, page errors, network — goes to every session open at
+the time. Automatic captures
 of a session are hidden from its x/y and label defaults (the model was not shown them).
 """
 
@@ -115,10 +117,16 @@ class Sessions:
             self._acted_until[session.key] = self.clock() + ACT_GRACE_S
 
     def _author(self) -> str | None:
-        """The session whose action the page is answering now, if exactly one."""
+        """The session whose action the page is answering now, if it can be told.
+
+        A session acting right now wins; when two act at once nobody can tell whose the event is,
+        so it is everyone's. With none acting, the one that finished last within the grace.
+        """
+        if self._acting:
+            return next(iter(self._acting)) if len(self._acting) == 1 else None
         now = self.clock()
-        busy = set(self._acting) | {k for k, t in self._acted_until.items() if t > now}
-        return next(iter(busy)) if len(busy) == 1 else None
+        recent = [(t, k) for k, t in self._acted_until.items() if t > now]
+        return max(recent)[1] if recent else None
 
     def on_event(self, event: dict[str, Any]) -> None:
         """Link listener: an extension event goes to its author, or to every open session."""
