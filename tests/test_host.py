@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import dataclasses
 import json
+import logging
 import os
 import shutil
 import signal
@@ -29,7 +30,7 @@ from typing import Any
 
 import pytest
 import shotbridge
-from shotbridge import paths
+from shotbridge import config, paths
 from shotbridge.client import BusClient, wait_for_host
 from shotbridge.errors import BusError, CommandError
 from shotbridge.framing import BUS, NATIVE, NATIVE_MAX_IN
@@ -172,7 +173,7 @@ def test_forwarding_routes_replies_to_the_right_client(rundir: Path) -> None:
             assert await ask_a == {"for": "a"}
             assert await ask_b == {"for": "b"}
             # An error reply keeps the extension's code.
-            ask = asyncio.create_task(a.request("capture"))
+            ask = asyncio.create_task(a.request("page_info"))
             req = await fake.next_request()
             await fake.send(
                 {"id": req["id"], "ok": False, "error": {"code": "no_tab", "message": "none"}}
@@ -187,11 +188,11 @@ def test_forwarding_routes_replies_to_the_right_client(rundir: Path) -> None:
 
 
 def test_big_replies_flow_from_the_extension(rundir: Path) -> None:
-    """Browser -> host frames may be far over 1 MB (captures as data URLs)."""
+    """Browser -> host frames may be far over 1 MB (as captures are, as data URLs)."""
 
     async def scenario() -> None:
         async with in_process_host(rundir) as (host, fake), await connect(host) as client:
-            ask = asyncio.create_task(client.request("capture"))
+            ask = asyncio.create_task(client.request("page_info"))
             req = await fake.next_request()
             data_url = "data:image/png;base64," + "A" * (6 * 1024 * 1024)
             await fake.reply(req, {"data_url": data_url})
@@ -204,14 +205,14 @@ def test_client_leaving_mid_request(rundir: Path) -> None:
     async def scenario() -> None:
         async with in_process_host(rundir) as (host, fake):
             leaver = await connect(host)
-            ask = asyncio.create_task(leaver.request("capture"))
+            ask = asyncio.create_task(leaver.request("page_info"))
             req = await fake.next_request()
             await leaver.close()
             with pytest.raises(BusError):
                 await ask
             await fake.reply(req, {"late": True})  # dropped: its asker is gone
             async with await connect(host) as other:
-                ask = asyncio.create_task(other.request("capture"))
+                ask = asyncio.create_task(other.request("page_info"))
                 req = await fake.next_request()
                 await fake.reply(req, {"ok": 1})
                 assert await ask == {"ok": 1}
@@ -315,7 +316,7 @@ def test_extension_disconnect_fails_pending_requests_promptly(rundir: Path) -> N
     async def scenario() -> None:
         async with in_process_host(rundir, hello=False) as (host, fake):
             client = await connect(host)
-            ask = asyncio.create_task(client.request("capture", timeout=30))
+            ask = asyncio.create_task(client.request("page_info", timeout=30))
             await fake.next_request()
             started = time.monotonic()
             fake.disconnect()
@@ -468,7 +469,7 @@ def test_killing_the_host_mid_request_fails_the_client_within_2s(rundir: Path) -
             await fake.send(HELLO)
             await wait_for_host(rundir, timeout=10)
             client = await BusClient.connect(runtime_dir=rundir)
-            ask = asyncio.create_task(client.request("capture", timeout=60))
+            ask = asyncio.create_task(client.request("page_info", timeout=60))
             await fake.next_request()  # the capture is in flight in the extension
             proc.kill()
             started = time.monotonic()
@@ -494,3 +495,145 @@ def test_claim_stdout_keeps_fd1_for_frames_only() -> None:
     )  # fmt: skip
     assert out.stdout == b"FRAME"
     assert b"stray print" in out.stderr and b"from a child" in out.stderr
+
+
+# ---- raw CDP: the user's decision (issue 9, defect 10) -----------------------------------------
+
+
+def test_raw_cdp_is_refused_when_the_user_has_not_enabled_it(
+    rundir: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A client claiming permission (allow, allow_cdp) gets nothing: the host's config decides."""
+    monkeypatch.setenv("SHOTBRIDGE_CONFIG_DIR", str(rundir.parent / "config"))
+
+    async def scenario() -> None:
+        async with in_process_host(rundir) as (host, fake), await connect(host) as client:
+            asks = [
+                ("cdp", {"method": "Network.getAllCookies", "allow": True}),
+                ("interact", {"action": "cdp", "method": "Runtime.evaluate", "allow_cdp": True}),
+            ]
+            for cmd, args in asks:
+                with pytest.raises(CommandError) as err:
+                    await client.request(cmd, args)
+                assert err.value.code == "bad_request"
+                assert "`shotctl config allow-cdp on`" in err.value.message
+            with pytest.raises(TimeoutError):  # nothing reached the extension
+                await fake.next_request(timeout=0.2)
+
+    with caplog.at_level(logging.INFO, logger="shotbridge"):
+        run(scenario())
+    pid = os.getpid()
+    assert f"raw CDP Network.getAllCookies from client pid {pid}: refused" in caplog.text
+    assert f"raw CDP Runtime.evaluate from client pid {pid}: refused" in caplog.text
+
+
+def test_raw_cdp_follows_the_config_without_a_restart(
+    rundir: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("SHOTBRIDGE_CONFIG_DIR", str(rundir.parent / "config"))
+    config.save(config.HostConfig(allow_cdp=True))
+
+    async def scenario() -> None:
+        async with in_process_host(rundir) as (host, fake), await connect(host) as client:
+            ask = asyncio.create_task(
+                client.request("cdp", {"method": "Runtime.evaluate", "params": {"expression": "1"}})
+            )
+            req = await fake.next_request()
+            assert req["cmd"] == "cdp" and req["args"]["allow"] is True
+            assert req["args"]["method"] == "Runtime.evaluate"
+            await fake.reply(req, {"method": "Runtime.evaluate", "result": {"value": 1}})
+            assert (await ask)["result"] == {"value": 1}
+
+            config.save(config.HostConfig(allow_cdp=False))  # `shotctl config allow-cdp off`
+            with pytest.raises(CommandError) as err:
+                await client.request("cdp", {"method": "Runtime.evaluate", "allow": True})
+            assert "allow-cdp on" in err.value.message
+            with pytest.raises(TimeoutError):
+                await fake.next_request(timeout=0.2)
+
+    with caplog.at_level(logging.INFO, logger="shotbridge"):
+        run(scenario())
+    assert f"raw CDP Runtime.evaluate from client pid {os.getpid()}: allowed" in caplog.text
+
+
+def test_raw_cdp_never_returns_unmasked_images(
+    rundir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SHOTBRIDGE_CONFIG_DIR", str(rundir.parent / "config"))
+    config.save(config.HostConfig(allow_cdp=True))
+
+    async def scenario() -> None:
+        async with in_process_host(rundir) as (host, fake), await connect(host) as client:
+            for method, params in [
+                ("Page.captureSnapshot", {}),
+                ("Page.startScreencast", {}),
+                ("Page.printToPDF", {}),
+                ("LayerTree.replaySnapshot", {"snapshotId": "1"}),
+                ("HeadlessExperimental.beginFrame", {}),
+                ("Page.captureScreenshot", {"clip": {"x": 0, "y": 0, "width": 9, "height": 9}}),
+            ]:
+                with pytest.raises(CommandError) as err:
+                    await client.request("cdp", {"method": method, "params": params})
+                assert err.value.code == "bad_request", method
+            # The extension's `capture` hands out pixels before the masks: host-internal.
+            with pytest.raises(CommandError) as err:
+                await client.request("capture", {})
+            assert "screenshot" in err.value.message
+            with pytest.raises(TimeoutError):
+                await fake.next_request(timeout=0.2)
+
+    run(scenario())
+
+
+# ---- file modes (issue 9, defect 10) --------------------------------------------------------
+
+
+def test_state_dir_and_host_log_are_private(rundir: Path) -> None:
+    """They were 0755 and 0644 under the usual umask: anyone could read the pages' URLs."""
+    state = rundir.parent / "state"
+    state.mkdir(mode=0o755)
+    os.chmod(state, 0o755)  # as an older version left it
+    (state / "host.log").write_text("old\n")
+    os.chmod(state / "host.log", 0o644)
+
+    async def scenario() -> None:
+        old = os.umask(0o022)
+        try:
+            async with host_process(rundir, EXTENSION_ORIGIN) as (proc, fake):
+                await fake.send(HELLO)
+                await wait_for_host(rundir, timeout=10)
+                fake.disconnect()
+                assert await asyncio.wait_for(proc.wait(), 5) == 0
+        finally:
+            os.umask(old)
+
+    run(scenario())
+    assert stat.S_IMODE(state.stat().st_mode) == 0o700
+    assert stat.S_IMODE((state / "host.log").stat().st_mode) == 0o600
+    assert "serving on" in (state / "host.log").read_text()
+
+
+def test_a_new_host_log_is_0600(tmp_path: Path) -> None:
+    from shotbridge.host import PrivateLogFile
+
+    old = os.umask(0o022)
+    try:
+        handler = PrivateLogFile(tmp_path / "host.log", maxBytes=50, backupCount=1)
+        for i in range(5):  # rotates: the new file after the rollover is private too
+            handler.emit(logging.makeLogRecord({"msg": f"line {i} " + "x" * 30}))
+        handler.close()
+    finally:
+        os.umask(old)
+    logs = sorted(tmp_path.iterdir())
+    assert [p.name for p in logs] == ["host.log", "host.log.1"]
+    assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in logs)
+
+
+def test_state_dir_is_made_0700(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SHOTBRIDGE_STATE_DIR", str(tmp_path / "a" / "state"))
+    old = os.umask(0o022)
+    try:
+        path = paths.state_dir()
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o700

@@ -38,6 +38,9 @@ ALLOWED_ORIGINS_ENV = "SHOTBRIDGE_ALLOWED_ORIGINS"  # comma-separated, for devel
 INFO_WRITE_INTERVAL = 1.0  # s: routine events refresh host-<pid>.json at most this often
 SHUTDOWN_GRACE = 0.5  # s: time given to in-flight replies (not_connected) before hanging up
 CLIENT_FLUSH = 0.5  # s: time clients get to read their last frames at shutdown
+# Extension commands only the host itself may send: `capture` returns the page's pixels before the
+# masks are applied (clients use `screenshot`); `cdp` goes through the user's gate (`_cdp`).
+HOST_ONLY = {"capture": "use the `screenshot` command: it returns the masked image"}
 
 Command = Callable[[BusConnection, dict[str, Any]], Awaitable[dict[str, Any]]]
 
@@ -81,6 +84,7 @@ class Host:
             "interact": self._interact,
             "subscribe": self._subscribe,
             "events": self._events,
+            "cdp": self._cdp,
         }
         link.add_listener(self._on_event)
         # Session memory per client (issues 6, 11, 12): timeline, screenshot buffer, automatic
@@ -205,6 +209,9 @@ class Host:
             command = self.commands.get(req.cmd)
             if command is not None:
                 return {"id": req.id, "ok": True, "result": await command(conn, req.args)}
+            if req.cmd in HOST_ONLY:
+                why = f"{req.cmd} is internal to the host: {HOST_ONLY[req.cmd]}"
+                raise CommandError(ErrorCode.BAD_REQUEST, why)
             reply = await self.link.call(req.cmd, req.args, timeout=forward_timeout(req.args))
             return {**reply, "id": req.id}  # verbatim, under the client's own id
         except CommandError as exc:
@@ -246,7 +253,17 @@ class Host:
     async def _interact(self, conn: BusConnection, args: dict[str, Any]) -> dict[str, Any]:
         from shotbridge import interact  # lazy, like screenshot: it may pull in the core
 
+        if args.get("action") == "cdp":  # the same gate as the bus command `cdp`
+            return await self._cdp(conn, args)
         return await interact.run(self.link, self.sessions.get(conn, args).shots, args)
+
+    async def _cdp(self, conn: BusConnection, args: dict[str, Any]) -> dict[str, Any]:
+        """Raw CDP: only when the user enabled it (``shotctl config allow-cdp on``); logged."""
+        from shotbridge import rawcdp
+
+        pid = rawcdp.peer_pid(conn.writer.get_extra_info("socket"))
+        shots = self.sessions.get(conn, args).shots
+        return await rawcdp.run(self.link, shots, args, client_pid=pid)
 
     async def _subscribe(self, conn: BusConnection, args: dict[str, Any]) -> dict[str, Any]:
         conn.subscribed = True
@@ -276,6 +293,15 @@ def claim_stdout() -> int:
     return frames_fd
 
 
+class PrivateLogFile(logging.handlers.RotatingFileHandler):
+    """A rotating log whose files are 0600 whatever the umask: host.log names the user's pages."""
+
+    def _open(self):  # type: ignore[no-untyped-def]
+        fd = os.open(self.baseFilename, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        os.fchmod(fd, 0o600)  # a log written by an older version was 0644
+        return open(fd, "a", encoding=self.encoding, errors=self.errors)
+
+
 def setup_logging() -> None:
     logger = logging.getLogger("shotbridge")
     logger.setLevel(os.environ.get("SHOTBRIDGE_LOG_LEVEL", "INFO").upper())
@@ -283,9 +309,7 @@ def setup_logging() -> None:
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     try:
         handlers.append(
-            logging.handlers.RotatingFileHandler(
-                paths.state_dir() / "host.log", maxBytes=512 * 1024, backupCount=1
-            )
+            PrivateLogFile(paths.state_dir() / "host.log", maxBytes=512 * 1024, backupCount=1)
         )
     except OSError as exc:
         print(f"shotbridge host: no log file: {exc}", file=sys.stderr)
