@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from shotbridge.cli import EXIT_FAILED
+from shotbridge.cli import EXIT_BAD_INPUT, EXIT_FAILED
 from shotbridge.errors import ShotbridgeError
 from shotbridge.install import BROWSERS, REMOVE_EXTENSION_HINT, Layout, extension_dir, stop_hosts
 from shotbridge.install import install as do_install
@@ -50,6 +50,12 @@ def install(
     browser: str, system: bool, user_data_dirs: tuple[Path, ...], env_pairs: tuple[str, ...]
 ) -> None:
     """Register the native-messaging host so the extension can reach shotbridge."""
+    if system:  # the launcher would run this interpreter for every user of the machine
+        from shotbridge import system_python
+
+        if reason := system_python.per_user_reason():
+            click.echo(f"shotctl install: {system_python.refusal(reason)}", err=True)
+            sys.exit(EXIT_BAD_INPUT)
     env: dict[str, str] = {}
     for pair in env_pairs:
         key, sep, value = pair.partition("=")
