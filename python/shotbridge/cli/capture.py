@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import sys
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -43,20 +44,46 @@ class _Status:
         self._done.set()
 
 
+# Names that end like a file are files, never host names: `page.html` that does not exist is a
+# missing file, not https://page.html/.
+FILE_SUFFIXES = {"html", "htm", "xhtml", "svg", "xml", "txt", "md", "json", "png", "jpg", "pdf"}
+HOST_RE = re.compile(
+    r"^(?:(?P<local>localhost|\d{1,3}(?:\.\d{1,3}){3})(?::\d{1,5})?"
+    r"|(?:[a-z0-9-]+\.)+(?P<tld>[a-z]{2,63})(?::\d{1,5})?)(?:[/?#].*)?$",
+    re.IGNORECASE,
+)
+
+
 def _target_url(url: str | None) -> tuple[str | None, Path | None]:
-    """A URL as given, or a local file to serve (extensions cannot script file:// pages)."""
+    """A URL, or a local file to serve (extensions cannot script file:// pages).
+
+    Accepted: an absolute URL with its scheme; an existing file; a bare host that looks like one
+    (``example.com/x`` → https, ``localhost:8000`` or an IPv4 address → http). Anything else is
+    a usage error, raised before any browser is touched: ``typo`` is never https://typo/.
+    """
     if url is None:
         return None, None
     if url.startswith("file://"):
         url = url.removeprefix("file://")
     elif "://" in url or url.startswith(("about:", "data:", "chrome:")):
         return url, None
-    path = Path(url)
-    if path.exists():
+    path = Path(url).expanduser()
+    if path.is_file():
         return None, path
-    if "." in url and "/" not in url.split(".")[0]:
-        return f"https://{url}", None  # `shotctl capture example.com`
-    raise click.BadParameter(f"{url!r} is neither a URL nor an existing file", param_hint="URL")
+    if path.exists():
+        raise click.UsageError(f"{url} is a directory; pass an HTML file or a URL")
+    host = HOST_RE.match(url)
+    looks_like_file = "/" in url.split("?")[0].split("#")[0].split(":")[0] and not host
+    if host and not looks_like_file:
+        if host.group("local"):
+            return f"http://{url}", None
+        if host.group("tld").lower() not in FILE_SUFFIXES:
+            return f"https://{url}", None
+    if looks_like_file or url.rsplit(".", 1)[-1].lower() in FILE_SUFFIXES or url.startswith("."):
+        raise click.UsageError(f"no such file: {url}")
+    raise click.UsageError(
+        f"{url!r} is neither a URL nor an existing file (give the scheme, e.g. https://{url}/)"
+    )
 
 
 @contextlib.contextmanager
@@ -79,12 +106,42 @@ async def _run(
         "connecting to the browser" if mode == "connected" else "starting headless Chromium"
     )
     conn = await connect(mode, window_size=window, device_scale_factor=dpr)  # type: ignore[arg-type]
+    timeout = args["timeout_ms"] / 1000 + 5
     try:
+        if args.get("url") and getattr(conn, "browser", None) is None:
+            # The user's own browser: never navigate their tab. Open a window of our own.
+            return await _in_own_tab(conn.client, args, window, timeout, status)
         status.step("capturing")
-        return await conn.client.request("screenshot", args, timeout=args["timeout_ms"] / 1000 + 5)
+        return await conn.client.request("screenshot", args, timeout=timeout)
     finally:
         status.step("closing")
         await conn.close()
+
+
+async def _in_own_tab(
+    client: Any, args: dict[str, Any], window: tuple[int, int], timeout: float, status: _Status
+) -> dict[str, Any]:
+    """Open the URL in an unfocused window of its own, capture it, close it."""
+    status.step("opening the page in a window of its own")
+    opened = await client.request(
+        "open_tab",
+        {
+            "url": args["url"],
+            "width": window[0],
+            "height": window[1],
+            "timeout_ms": args["timeout_ms"],
+        },
+        timeout=timeout,
+    )
+    tab_id = opened["tab"]["id"]
+    try:
+        status.step("capturing")
+        return await client.request(
+            "screenshot", {**args, "url": None, "tab_id": tab_id}, timeout=timeout
+        )
+    finally:
+        with contextlib.suppress(Exception):
+            await client.request("close_tab", {"tab_id": tab_id}, timeout=10)
 
 
 def _outputs(out: Path | None) -> tuple[Path, Path, Path]:
@@ -175,7 +232,10 @@ def capture(
     w, h = parse_window(window_size)
     if target == "custom" and not annotation_selector:
         raise click.BadParameter("--target custom needs --annotation-selector")
-    remote, local = _target_url(url)
+    try:
+        remote, local = _target_url(url)
+    except click.UsageError as exc:  # before any browser is touched; one line, exit 2
+        _fail(exc.message, EXIT_BAD_INPUT)
     main_path, thumb_path, map_path = _outputs(output)
 
     status = _Status(quiet or as_json)
@@ -264,6 +324,6 @@ def _tile_path(main: Path, n: int) -> Path:
     return main.with_name(f"{main.stem}-{n}{main.suffix}")
 
 
-def _fail(message: str, code: int) -> None:
+def _fail(message: str, code: int) -> NoReturn:
     click.echo(f"shotctl capture: {message}", err=True)
     sys.exit(code)

@@ -5,7 +5,7 @@ import { Code, ShotError, toErrorInfo } from './errors.js';
 import { CommandContext } from './context.js';
 import { resolveTab, tabInfo, track, trackedTabId } from './tabs.js';
 import { capture } from './capture.js';
-import { navigate } from './navigate.js';
+import { closeTab, navigate, openTab } from './navigate.js';
 import { discover, pageInfo } from './inspect.js';
 import { elementAt, input, resolve } from './input.js';
 import { cdp } from './cdp.js';
@@ -36,6 +36,8 @@ const HANDLERS = {
   },
 
   navigate,
+  open_tab: openTab,
+  close_tab: closeTab,
   capture,
   discover,
   page_info: pageInfo,

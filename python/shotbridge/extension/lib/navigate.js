@@ -169,3 +169,56 @@ async function load(ctx, tabId, targetUrl, start, assumeLoading = false) {
     waiter.dispose();
   }
 }
+
+// ---- a tab of our own, for one-off captures (shotctl capture URL) ----------------------------
+
+/** Tabs opened by open_tab; close_tab closes only these, never one of the user's. */
+const ownTabs = new Set();
+
+/**
+ * open_tab {url, width?, height?}: open `url` in a new unfocused popup window of its own (the
+ * user's windows, tabs and focus stay as they are; a popup window is never the tracked tab, which
+ * follows normal windows) and wait for it to load. A window rather than a background tab because
+ * Chrome does not paint background tabs, so neither capture path could read one.
+ * @param {import('./context.js').CommandContext} ctx
+ */
+export async function openTab(ctx) {
+  const url = parseUrl(ctx.args.url);
+  const size = (/** @type {unknown} */ v, /** @type {number} */ d) => (Number.isInteger(v) && /** @type {number} */ (v) >= 200 && /** @type {number} */ (v) <= 4000 ? /** @type {number} */ (v) : d);
+  const win = await chrome.windows.create({
+    url: 'about:blank',
+    type: 'popup',
+    focused: false,
+    width: size(ctx.args.width, 1280),
+    height: size(ctx.args.height, 800),
+  });
+  const tab = win?.tabs?.[0];
+  if (!tab || tab.id === undefined) throw new ShotError(Code.INTERNAL, 'Chrome opened a window without a tab.');
+  const id = tab.id;
+  ownTabs.add(id);
+  ctx.watchTab(id);
+  try {
+    return { tab: await load(ctx, id, url, () => chrome.tabs.update(id, { url })), window_id: win.id };
+  } catch (e) {
+    await closeOwn(id);
+    throw e;
+  }
+}
+
+/** @param {number} tabId */
+async function closeOwn(tabId) {
+  ownTabs.delete(tabId);
+  await chrome.tabs.remove(tabId).catch(() => {}); // the window closes with its only tab
+}
+
+/**
+ * close_tab {tab_id}: close a tab open_tab opened.
+ * @param {import('./context.js').CommandContext} ctx
+ */
+export async function closeTab(ctx) {
+  const id = ctx.args.tab_id;
+  if (!Number.isInteger(id)) throw new ShotError(Code.BAD_REQUEST, 'close_tab needs tab_id');
+  if (!ownTabs.has(id)) throw new ShotError(Code.BAD_REQUEST, `Tab ${id} was not opened by open_tab; shotbridge never closes the user's tabs.`);
+  await closeOwn(id);
+  return { closed: id };
+}
