@@ -1,8 +1,13 @@
 """``shotctl doctor``: check every link from the browser to the bus, and say how to mend each.
 
 Required links (exit 1 when one fails): the Rust core, the extension folder and its ID, at least
-one valid host manifest, its launcher, the runtime dir. The rest (a host running, its extension
-connected, a Chromium for headless mode) are warnings: shotbridge can work without each of them.
+one valid host manifest, its launcher, the runtime dir, a host manifest reachable from every
+browser profile that has our extension, and a connected extension of this package's version. The
+rest (a host running, its extension connected, a Chromium for headless mode) are warnings:
+shotbridge can work without each of them.
+
+Hosts are found the way every client finds them (:func:`paths.list_hosts` over
+:func:`paths.search_dirs`), so what doctor sees from a terminal is what an IDE's MCP server sees.
 """
 
 from __future__ import annotations
@@ -24,7 +29,15 @@ from pydantic import BaseModel
 
 from shotbridge import __version__, paths
 from shotbridge.errors import ShotbridgeError
-from shotbridge.install import BROWSERS, MANIFEST_NAME, Layout, extension_dir
+from shotbridge.install import (
+    BROWSERS,
+    MANIFEST_NAME,
+    Layout,
+    extension_dir,
+    profile_manifest,
+    registered_profiles,
+)
+from shotbridge.profiles import Profile, find_profiles, profile_roots
 from shotbridge.protocol import EXTENSION_ID, EXTENSION_ORIGIN, HOST_NAME
 
 
@@ -141,11 +154,28 @@ def validate_manifest(path: Path) -> tuple[list[str], Path | None]:
     return problems, launcher
 
 
-def check_manifests(layouts: list[Layout]) -> tuple[list[Check], set[Path]]:
+def check_manifests(
+    layouts: list[Layout], user_data_dirs: list[Path] | None = None
+) -> tuple[list[Check], set[Path]]:
     checks: list[Check] = []
     launchers: set[Path] = set()
     valid = 0
     seen: set[Path] = set()
+    for root in user_data_dirs or []:
+        path = profile_manifest(root)
+        seen.add(path)
+        name = f"host manifest (--user-data-dir {root})"
+        if not path.exists():
+            continue  # check_profiles says whether a profile there needs it
+        problems, launcher = validate_manifest(path)
+        if problems:
+            fix = f"run `shotctl install --user-data-dir {root}` again"
+            checks.append(fail(name, f"{path}: {'; '.join(problems)}", fix))
+            continue
+        valid += 1
+        if launcher is not None:
+            launchers.add(launcher)
+        checks.append(ok(name, str(path)))
     for layout in layouts:
         scope = "system" if layout.system else "user"
         for browser in BROWSERS:
@@ -268,8 +298,72 @@ async def _host_status(info: paths.HostInfo) -> dict[str, Any]:
         return await client.request("status", timeout=2.0)
 
 
-def check_hosts(directory: Path) -> list[Check]:
-    hosts = paths.list_hosts(directory) if directory.is_dir() else []
+def manifest_reachable(root: Path, browser: str | None, layouts: list[Layout]) -> Path | None:
+    """The valid host manifest a browser using profile folder ``root`` would read, if any.
+
+    A browser's own folder reads its user manifest folder; a ``--user-data-dir`` profile reads
+    ``DIR/NativeMessagingHosts``. Both also read the system folders.
+    """
+    candidates = [profile_manifest(root)]
+    for layout in layouts:
+        if layout.system:
+            browsers = [browser] if browser else list(BROWSERS)
+            candidates += [layout.manifest_dir(b) / MANIFEST_NAME for b in browsers]
+        elif browser:
+            candidates.append(layout.manifest_dir(browser) / MANIFEST_NAME)
+    for path in candidates:
+        if path.exists() and not validate_manifest(path)[0]:
+            return path
+    return None
+
+
+def check_profiles(profiles: list[Profile], layouts: list[Layout]) -> list[Check]:
+    """Every profile that has our extension, and whether its browser can start our host."""
+    checks: list[Check] = []
+    for profile in profiles:
+        name = f"profile {profile.folder}"
+        how = profile.how_loaded()
+        manifest = manifest_reachable(profile.root, profile.browser, layouts)
+        if manifest is not None:
+            checks.append(ok(name, f"has the extension ({how}); host manifest {manifest}"))
+            continue
+        fix = (
+            f"shotctl install --browser {profile.browser}"
+            if profile.browser and profile.root == Layout().browser_root(profile.browser)
+            else f"shotctl install --user-data-dir {profile.root}"
+        )
+        checks.append(
+            fail(
+                name,
+                f"has the extension ({how}) but its browser finds no host manifest: the "
+                "extension will never connect (its console says “Specified native messaging "
+                "host not found”)",
+                f"run `{fix}`, then restart that browser or reload the extension",
+            )
+        )
+    if not profiles:
+        checks.append(
+            warn(
+                "profiles",
+                "no browser profile with the shotbridge extension found",
+                "load the extension (chrome://extensions → Load unpacked → the folder "
+                "`shotctl extension-path` prints); pass --user-data-dir DIR for a custom profile",
+            )
+        )
+    return checks
+
+
+def version_fix() -> str:
+    return (
+        "reload the extension: chrome://extensions → shotbridge → reload (⟳), or restart "
+        "Chromium with --load-extension=$(shotctl extension-path); make sure it is loaded from "
+        "the folder `shotctl extension-path` prints"
+    )
+
+
+def check_hosts(directory: Path | None = None) -> list[Check]:
+    """Each live host (all search locations when ``directory`` is None) and its extension."""
+    hosts = paths.list_hosts(directory) if directory is None or directory.is_dir() else []
     if not hosts:
         return [
             warn(
@@ -290,12 +384,23 @@ def check_hosts(directory: Path) -> list[Check]:
             )
             continue
         checks.append(ok(name, f"answers on {info.socket}", required=False))
-        if status.get("connected") and status.get("profile_id"):
+        version = status.get("extension_version")
+        if status.get("connected") and status.get("profile_id") and version != __version__:
+            checks.append(
+                fail(
+                    f"extension via host {info.pid}",
+                    f"connected from profile {status.get('profile_id')}, but the extension is "
+                    f"version {version} and this shotbridge is {__version__}",
+                    version_fix(),
+                )
+            )
+        elif status.get("connected") and status.get("profile_id"):
             checks.append(
                 ok(
                     f"extension via host {info.pid}",
-                    f"connected: extension {status.get('extension_version')}, profile "
-                    f"{status.get('profile_id')}, tracked tab {status.get('tracked_tab')}",
+                    f"connected: extension {version}, profile "
+                    f"{status.get('profile_id')} (`--host {status.get('profile_id')}` or "
+                    f"`--host {info.pid}` picks it), tracked tab {status.get('tracked_tab')}",
                     required=False,
                 )
             )
@@ -328,15 +433,26 @@ def run_checks(
     layouts: list[Layout] | None = None,
     runtime_dir: Path | None = None,
     expected_id: str = EXTENSION_ID,
+    user_data_dirs: list[Path] | None = None,
+    scan_processes: bool = True,
 ) -> list[Check]:
+    """Every check. ``runtime_dir=None`` searches for hosts exactly as a client does."""
     layouts = layouts if layouts is not None else [Layout(), Layout(system=True)]
-    directory = runtime_dir if runtime_dir is not None else paths.runtime_dir(create=False)
+    user_layout = next((lay for lay in layouts if not lay.system), Layout())
+    given = [Path(d).expanduser().absolute() for d in user_data_dirs or []]
+    custom = list(dict.fromkeys([*given, *registered_profiles(user_layout)]))
+    roots = profile_roots(user_layout, custom, scan_processes=scan_processes)
     checks = [check_python(), check_core(), check_extension(expected_id)]
-    manifest_checks, launchers = check_manifests(layouts)
+    manifest_checks, launchers = check_manifests(layouts, [r for r, b in roots if b is None])
     checks += manifest_checks
     checks += [check_launcher(path) for path in sorted(launchers)]
-    checks.append(check_runtime_dir(directory))
-    checks += check_hosts(directory)
+    checks += check_profiles(find_profiles(roots, expected_id), layouts)
+    if runtime_dir is not None:
+        dirs = [runtime_dir]
+    else:
+        dirs = paths.search_dirs() or [paths.runtime_dir(create=False)]
+    checks += [check_runtime_dir(d) for d in dirs]
+    checks += check_hosts(runtime_dir)
     checks.append(check_chrome())
     return checks
 

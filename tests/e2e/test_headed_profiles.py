@@ -1,0 +1,43 @@
+"""A browser started with --user-data-dir: doctor finds it, names the fix, and the fix works
+(issue 11: such a profile used to never connect while doctor passed)."""
+
+from __future__ import annotations
+
+import time
+
+from tests.e2e.headed import Desktop, HeadedChromium
+
+
+def _doctor_until(desktop: Desktop, text: str, timeout: float = 40) -> str:
+    """Run doctor until its output contains ``text`` (Chromium writes Preferences lazily)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        out = desktop.run("shotctl", "doctor").stdout
+        if text in out or time.monotonic() > deadline:
+            return out
+        time.sleep(0.5)
+
+
+def test_unregistered_profile_fails_doctor_until_installed(
+    desktop: Desktop, pages_url: str
+) -> None:
+    profile = desktop.root / "custom-profile"
+    browser = HeadedChromium(desktop, profile, start_url=f"{pages_url}/buttons.html").start()
+    try:
+        fix = f"shotctl install --user-data-dir {profile}"
+        out = _doctor_until(desktop, fix)
+        assert f"[FAIL] profile {profile / 'Default'}: has the extension" in out, out
+        assert "some required checks fail" in out
+        done = desktop.run(*fix.split())
+        assert done.returncode == 0, done.stderr
+        assert (profile / "NativeMessagingHosts" / "dev.shotbridge.host.json").is_file()
+        # The user restarts the browser, as doctor says; it connects with no other action.
+        browser.close()
+        browser.start()
+        [host] = desktop.wait_hosts(1)
+        out = desktop.run("shotctl", "doctor").stdout
+        assert f"[ ok ] profile {profile / 'Default'}: has the extension" in out, out
+        assert f"profile {host['profile_id']}" in out
+        assert "all required checks pass" in out, out
+    finally:
+        browser.close()
