@@ -73,7 +73,10 @@ function run(src) {
       return {};
     },
     process: { env: {}, exit: (c) => bad.push('exit ' + c) },
-    console: { log: (...a) => log.push(['console.log', a]), error: (...a) => bad.push('error ' + a) },
+    console: {
+      log: (...a) => log.push(['console.log', a]),
+      error: (...a) => bad.push('error ' + a),
+    },
   };
   const ctx = vm.createContext(sandbox);
   const before = new Set(Object.keys(ctx));
@@ -97,9 +100,8 @@ function run(src) {
 })();
 """
 
-FIELDS = (
-    ["path", "title", "name", "label", "testid", "selector", "text", "value", "key", "message", "source", "next", "body", "agent"]
-)
+FIELDS = ["path", "title", "name", "label", "testid", "selector", "text", "value"]
+FIELDS += ["key", "message", "source", "next", "body", "agent"]
 fields = st.fixed_dictionaries(dict.fromkeys(FIELDS, hostile))
 
 
