@@ -9,10 +9,12 @@ from __future__ import annotations
 import asyncio
 import io
 from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from PIL import Image
+from shotbridge import config
 from shotbridge.browser import HeadlessBrowser
 from shotbridge.client import BusClient
 from shotbridge.errors import CommandError
@@ -218,21 +220,34 @@ def test_coordinate_action_after_navigation_is_refused(
     run(ibrowser, pages_url, scenario)
 
 
-def test_raw_cdp_is_opt_in(ibrowser: HeadlessBrowser, pages_url: str) -> None:
+def test_raw_cdp_is_opt_in(pages_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The client's allow_cdp grants nothing; the user's host config does (issue 9, #10)."""
+    monkeypatch.setenv("SHOTBRIDGE_CONFIG_DIR", str(tmp_path))  # the browser's host inherits it
+    browser = start_browser(window_size=(1280, 800))
+
     async def scenario(s: Session) -> None:
         await s.open()
-        with pytest.raises(CommandError) as err:
-            await s.act(action="cdp", method="Runtime.evaluate", params={"expression": "1"})
-        assert "--allow-cdp" in err.value.message
+        for claim in (False, True):
+            with pytest.raises(CommandError) as err:
+                await s.act(
+                    action="cdp",
+                    method="Runtime.evaluate",
+                    params={"expression": "1"},
+                    allow_cdp=claim,
+                )
+            assert "`shotctl config allow-cdp on`" in err.value.message
+        config.save(config.HostConfig(allow_cdp=True))  # what `shotctl config allow-cdp on` does
         out = await s.act(
             action="cdp",
             method="Runtime.evaluate",
             params={"expression": "document.title", "returnByValue": True},
-            allow_cdp=True,
         )
         assert out["result"]["result"]["value"] == "Interact fixture"
-        out = await s.act(action="cdp", method="Page.captureScreenshot", allow_cdp=True)
+        out = await s.act(action="cdp", method="Page.captureScreenshot")
         img = decode(out["image"]["jpeg"])
-        assert img.width <= 1280 and "data" not in out["result"]
+        assert img.width <= 1280 and out["image"]["screenshot_id"] is not None
 
-    run(ibrowser, pages_url, scenario)
+    try:
+        run(browser, pages_url, scenario)
+    finally:
+        browser.close()
