@@ -86,7 +86,7 @@ class Sanitizer:
         if isinstance(value, dict):
             card = redact.card_context(value)
             return {
-                k: TEST_TOKEN if redact.is_cvv(k, v, card) else self.value(k, v)
+                redact.text(k): TEST_TOKEN if redact.is_cvv(k, v, card) else self.value(k, v)
                 for k, v in value.items()
             }
         if isinstance(value, list):
@@ -184,8 +184,10 @@ def _parse(entry: NetworkEntry) -> tuple[Any, str]:
         return json.loads(raw), "json"
     except ValueError:
         pass
-    if "=" in raw and not raw.lstrip().startswith(("<", "{", "[")):
-        return dict(parse_qsl(raw, keep_blank_values=True)), "form"
+    flat = raw.strip()
+    # Form-urlencoded bodies hold no raw whitespace: text with an "=" in it is still text.
+    if "=" in flat and not flat.startswith(("<", "{", "[")) and not re.search(r"\s", flat):
+        return dict(parse_qsl(flat, keep_blank_values=True)), "form"
     return raw, "text"
 
 
