@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from shotbridge.errors import CommandError, FrameError
 from shotbridge.framing import NATIVE
 from shotbridge.protocol import ErrorCode, Hello, reply_result
+from shotbridge.timeline import repair
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +102,12 @@ class ExtensionLink:
     # ---- incoming frames ---------------------------------------------------------------------
 
     def feed(self, msg: dict[str, Any]) -> None:
-        """One frame from the extension: a reply to route or an event to record."""
+        """One frame from the extension: a reply to route or an event to record.
+
+        Page text can hold lone UTF-16 surrogates (a string cut inside an emoji); they are made
+        U+FFFD here, before anything is stored or re-encoded, so no entry can break a tool later.
+        """
+        msg = repair(msg)
         if "event" in msg:
             self._on_event(msg)
             return

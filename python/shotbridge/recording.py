@@ -110,6 +110,8 @@ class Recorder:
         """Link listener: one extension event."""
         name = str(event.get("event"))
         data = event.get("data") if isinstance(event.get("data"), dict) else {}
+        if name == "network" and not self.config.network:
+            return  # network=false records nothing, whatever a page (or a stale hook) sends
         if name == "page_error" and not data.get("url"):
             data = {**data, "url": self.timeline.current_url}
         entry = self.timeline.from_event(name, data)

@@ -14,16 +14,19 @@ registry (``shotbridge.shots``) so ``interact`` can map its pixels back to the p
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from typing import Any, Literal, Protocol
 
 from pydantic import Field
 
+from shotbridge.errors import CommandError
 from shotbridge.protocol import (
     CaptureResult,
     CaptureTile,
     DiscoverResult,
     ElementInfo,
+    ErrorCode,
     Model,
     Point,
     Rect,
@@ -88,6 +91,17 @@ class Annotation(Model):
 
 def _shift(rect: Rect, origin: Point) -> Rect:
     return Rect(x=rect.x - origin.x, y=rect.y - origin.y, width=rect.width, height=rect.height)
+
+
+def _placeable(masks: list[Rect]) -> list[Rect]:
+    """The masks, or an error: one that cannot be placed (NaN, infinite) is never dropped."""
+    for m in masks:
+        if not all(math.isfinite(v) for v in (m.x, m.y, m.width, m.height)):
+            raise CommandError(
+                ErrorCode.CAPTURE_FAILED,
+                f"a secret's mask cannot be placed ({m.model_dump()}), so no image was made",
+            )
+    return masks
 
 
 def _within(rect: Rect, size: Size) -> bool:
@@ -188,6 +202,7 @@ async def take(
         raw_capture, raw_discover = await asyncio.gather(capture_job, discover_job)
         found = DiscoverResult.model_validate(raw_discover)
     capture = CaptureResult.model_validate(raw_capture)
+    _placeable(capture.masks)
     timings["browser_ms"] = (time.perf_counter() - t1) * 1000
 
     annotations = to_annotations(found.elements if found else [])

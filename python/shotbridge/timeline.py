@@ -9,18 +9,27 @@ generators (``shotbridge.generate``), which read a timeline exported over the bu
 from __future__ import annotations
 
 import itertools
+import re
 import secrets
 import time
-from collections import deque
+from collections import Counter, deque
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter, ValidationError
 
 from shotbridge.protocol import Model
 
-MAX_ENTRIES = 2000
-MAX_OBSERVATIONS = 60  # each holds up to ~100 texts: keep the memory bounded separately
 BODY_LIMIT = 10_000
+# Entries kept per kind: each kind is evicted only by its own kind, so a page that floods errors
+# or requests can never push the user's own actions and navigations out of the record.
+BUDGETS: dict[str, int] = {
+    "action": 1000,
+    "nav": 500,
+    "screenshot": 500,
+    "error": 200,
+    "network": 300,
+    "observation": 60,  # each holds up to ~100 texts
+}
 
 ActionKind = Literal["click", "fill", "select", "press", "submit"]
 Trigger = Literal["navigation", "action", "error", "explicit"]
@@ -83,6 +92,9 @@ class ErrorEntry(_Entry):
     source: str = ""
     line: int = 0
     column: int = 0
+    # Reported from the page's own world: the text is the page's. ``trusted`` only says the
+    # browser raised the event (an uncaught error), not that a console call is genuine.
+    trusted: bool = False
 
 
 class NetworkEntry(_Entry):
@@ -95,6 +107,7 @@ class NetworkEntry(_Entry):
     content_type: str | None = None
     duration_ms: float | None = None
     error: str | None = None
+    trusted: bool = False  # seen by the page's fetch/XHR hook: what the page reported
 
 
 class ShotEntry(_Entry):
@@ -131,36 +144,63 @@ def _seconds(value: Any) -> float:
 
 
 def _cut(value: Any, limit: int = BODY_LIMIT) -> str | None:
-    return None if value is None else str(value)[:limit]
+    return None if value is None else valid_text(str(value)[:limit])
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_text(s: str) -> str:
+    """``s`` with every lone UTF-16 surrogate replaced by U+FFFD (so it can always be encoded).
+
+    JSON from the extension may carry ``"\\ud83d"`` alone (a page cut an emoji in half); a Python
+    str holding it cannot be written as UTF-8, and one such entry would break every export.
+    """
+    return s if s.isascii() else _SURROGATE.sub("\ufffd", s)
+
+
+def repair(value: Any) -> Any:
+    """``value`` (decoded JSON) with every string, key included, made valid Unicode."""
+    if isinstance(value, str):
+        return valid_text(value)
+    if isinstance(value, dict):
+        return {repair(k): repair(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [repair(v) for v in value]
+    return value
 
 
 class Timeline:
-    """Bounded, ordered entries of one host's session."""
+    """Bounded, ordered entries of one host's session (see ``BUDGETS``)."""
 
-    def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
+    def __init__(self, budgets: dict[str, int] | None = None) -> None:
         self.session = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
         self.started = time.time()
         self._seq = itertools.count(1)
         self._action_ids = itertools.count(1)
-        self.entries: deque[TimelineEntry] = deque(maxlen=max_entries)
-        self.observations = 0
+        self.entries: deque[TimelineEntry] = deque()
+        self.budgets = {**BUDGETS, **(budgets or {})}
+        self.counts: Counter[str] = Counter()
+
+    @property
+    def observations(self) -> int:
+        return self.counts["observation"]
 
     def add(self, entry: TimelineEntry) -> TimelineEntry:
         entry.seq = next(self._seq)
         if isinstance(entry, ActionEntry) and not entry.id:
             entry.id = f"a{next(self._action_ids)}"
-        if isinstance(entry, ObservationEntry):
-            self.observations += 1
-            if self.observations > MAX_OBSERVATIONS:
-                self._drop_oldest_observation()
         self.entries.append(entry)
+        self.counts[entry.type] += 1
+        if self.counts[entry.type] > self.budgets.get(entry.type, 500):
+            self._drop_oldest(entry.type)
         return entry
 
-    def _drop_oldest_observation(self) -> None:
+    def _drop_oldest(self, kind: str) -> None:
         for e in self.entries:
-            if isinstance(e, ObservationEntry):
+            if e.type == kind:
                 self.entries.remove(e)
-                self.observations -= 1
+                self.counts[kind] -= 1
                 return
 
     # ---- from extension events ---------------------------------------------------------------
@@ -168,7 +208,7 @@ class Timeline:
     def from_event(self, name: str, data: dict[str, Any]) -> TimelineEntry | None:
         """The entry for one extension event (None for events the timeline does not keep)."""
         try:
-            entry = self._parse(name, data)
+            entry = self._parse(name, repair(data))
         except ValidationError:
             return None
         if entry is None:

@@ -175,9 +175,19 @@ impl Clock {
     }
 }
 
-fn css_rects(map: &Mapping, rects: impl Iterator<Item = CssRect>) -> Vec<Option<FRect>> {
-    rects
-        .map(|r| map.rect(r.x, r.y, r.width, r.height))
+/// Masks mapped onto a raster. A mask whose coordinates overflow when scaled (to infinity or
+/// NaN) is an error, never skipped: skipping it would leave the secret in the image.
+fn mask_rects(map: &Mapping, masks: &[CssRect]) -> Result<Vec<FRect>> {
+    masks
+        .iter()
+        .map(|r| {
+            map.rect(r.x, r.y, r.width, r.height).ok_or_else(|| {
+                CoreError::Options(format!(
+                    "mask ({}, {}, {}x{}) cannot be placed on the image: its coordinates overflow",
+                    r.x, r.y, r.width, r.height
+                ))
+            })
+        })
         .collect()
 }
 
@@ -187,15 +197,12 @@ fn draw(
     req: &Request<'_>,
     src: (u32, u32),
     undo: Option<&mut Vec<Patch>>,
-) -> (u32, u32) {
+) -> Result<(u32, u32)> {
     let map = Mapping::new(&req.css, src, (img.width, img.height));
-    let masks: Vec<FRect> = css_rects(&map, req.masks.iter().copied())
-        .into_iter()
-        .flatten()
-        .collect();
+    let masks = mask_rects(&map, req.masks)?;
     mask::apply(img, &masks, 1);
     if req.boxes.is_empty() {
-        return (0, 0);
+        return Ok((0, 0));
     }
     let labels: Vec<Label> = req
         .boxes
@@ -207,7 +214,7 @@ fn draw(
         })
         .collect();
     let a = annotate(img, &labels, undo);
-    (a.drawn, a.offscreen)
+    Ok((a.drawn, a.offscreen))
 }
 
 pub fn run(req: &Request<'_>) -> Result<Output> {
@@ -233,10 +240,7 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
     let mut decoded_px = decoded.raster;
     if !req.masks.is_empty() {
         let map = Mapping::new(&req.css, src, (decoded_px.width, decoded_px.height));
-        let rects: Vec<FRect> = css_rects(&map, req.masks.iter().copied())
-            .into_iter()
-            .flatten()
-            .collect();
+        let rects = mask_rects(&map, req.masks)?;
         let align = if header.format == Format::Jpeg && decoded.dct_denom > 1 {
             (16 / decoded.dct_denom).max(1)
         } else {
@@ -251,7 +255,7 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
     // image and redraw crisp labels at the new size without a full copy kept around.
     let mut current = base;
     let mut undo = Vec::new();
-    let (badges_drawn, boxes_offscreen) = draw(&mut current, req, src, Some(&mut undo));
+    let (badges_drawn, boxes_offscreen) = draw(&mut current, req, src, Some(&mut undo))?;
     clock.lap("draw");
 
     // The thumbnail is made from the same (final, labelled) pixels as the main image. Both
@@ -304,7 +308,7 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
                     b
                 });
                 let mut img = resize(base, size.0, size.1)?;
-                draw(&mut img, req, src, None);
+                draw(&mut img, req, src, None)?;
                 current = img;
             }
             encoder.encode(&current, q)
@@ -381,4 +385,57 @@ pub fn turbo_floor(jpeg: &[u8], opts: &Options) -> Result<u64> {
         opts.quality,
     )?;
     Ok(start.elapsed().as_micros() as u64)
+}
+
+#[cfg(test)]
+mod mask_tests {
+    use super::*;
+    use crate::encode::Encoder;
+
+    fn jpeg(w: u32, h: u32) -> Vec<u8> {
+        Encoder::new()
+            .unwrap()
+            .encode(&Raster::filled(w, h, 3, [0, 255, 0]), 90)
+            .unwrap()
+    }
+
+    fn run_with(masks: &[CssRect]) -> Result<Output> {
+        let data = jpeg(64, 48);
+        run(&Request {
+            input: Input::Bytes(&data),
+            options: Options::default(),
+            boxes: &[],
+            masks,
+            css: CssGeometry {
+                device_pixel_ratio: 2.0,
+                css_width: None,
+                css_height: None,
+            },
+        })
+    }
+
+    #[test]
+    fn a_mask_that_overflows_when_scaled_is_an_error_not_dropped() {
+        // Finite in CSS px, infinite once multiplied by the device pixel ratio.
+        let huge = CssRect {
+            x: -1.5e308,
+            y: 0.0,
+            width: 1.7e308,
+            height: 10.0,
+        };
+        let err = run_with(&[huge]).unwrap_err();
+        assert!(err.to_string().contains("cannot be placed"), "{err}");
+    }
+
+    #[test]
+    fn a_mask_in_range_still_masks() {
+        let r = CssRect {
+            x: 0.0,
+            y: 0.0,
+            width: 32.0,
+            height: 24.0,
+        };
+        let out = run_with(&[r]).unwrap();
+        assert_eq!((out.width, out.height), (64, 48));
+    }
 }

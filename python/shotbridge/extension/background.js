@@ -7,12 +7,15 @@ import * as tabs from './lib/tabs.js';
 import * as debuggerSessions from './lib/debugger.js';
 import * as pageErrors from './lib/page-errors.js';
 import * as recorder from './lib/recorder.js';
+import * as status from './lib/status.js';
 import { handleRequest, EXTENSION_VERSION } from './lib/commands.js';
 import { PROTOCOL_VERSION, profileId } from './lib/identity.js';
+import { pageRules } from './lib/secret-rules.js';
 
 tabs.installListeners();
 tabs.setEmitter(native.sendEvent);
 debuggerSessions.installListeners();
+status.installListeners();
 recorder.installListeners();
 recorder.setEmitter(native.sendEvent);
 
@@ -33,13 +36,20 @@ native.configure({
   },
 });
 
-// Page errors relayed by content/errors-relay.js.
+// Page errors relayed by content/bridge-relay.js.
 chrome.runtime.onMessage.addListener((msg, sender) => {
   if (sender.id !== chrome.runtime.id || !msg || msg.type !== 'shotbridge:page_error') return;
   const tabId = sender.tab?.id;
   if (tabId !== undefined) pageErrors.record(tabId, msg.entry);
 });
 chrome.tabs.onRemoved.addListener((tabId) => pageErrors.forget(tabId));
+
+// page/secrets.js (content script) asks for the shared secret rules once per document.
+chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
+  if (sender.id !== chrome.runtime.id || !msg || msg.type !== 'shotbridge:secret_rules') return undefined;
+  pageRules().then(sendResponse, () => sendResponse(null));
+  return true; // answered asynchronously
+});
 
 chrome.runtime.onStartup.addListener(native.connect);
 chrome.runtime.onInstalled.addListener(native.connect);

@@ -1,7 +1,7 @@
 // ISOLATED-world content script (document_start, top frame): records what the user does — click,
 // typing (one entry per field with its final value), select/checkbox changes, form submit and
-// Enter — with the target's best locators at that moment, and relays network entries from
-// content/network-main.js. The service worker keeps only the tracked tab's entries (lib/recorder.js).
+// Enter — with the target's best locators at that moment (network entries arrive through
+// content/errors-relay.js). The service worker keeps only the tracked tab's entries (lib/recorder.js).
 //
 // The page library (page/lib.js, a11y.js, selector.js) is listed before this file in the manifest,
 // so `__shotbridge` has role/name/selector helpers here. Only trusted events are recorded: the
@@ -15,8 +15,6 @@
   const REDACTED = '<redacted>';
   const MAX_VALUE = 500;
   const TYPING_QUIET_MS = 700; // a field counts as "typed into" once input stops this long
-  const NET_EVENT = '__shotbridge_network__';
-  const SECRET_AUTOCOMPLETE = /(^|\s)(current-password|new-password|one-time-code|cc-number|cc-csc|cc-exp\S*)(\s|$)/i;
   const TEXT_TYPES = new Set(['', 'text', 'email', 'tel', 'url', 'search', 'password', 'number',
     'date', 'datetime-local', 'month', 'time', 'week']);
   // Roles Playwright's getByRole understands for the elements users act on.
@@ -31,12 +29,14 @@
     }
   }
 
-  /** @param {Element} el */
+  /**
+   * Secret by the shared rules (page/secrets.js), or ever was one on this page. Without that
+   * module every form field counts as secret: a value is never recorded by mistake.
+   * @param {Element} el
+   */
   function isSecret(el) {
-    if (el.localName !== 'input' && el.localName !== 'textarea') return false;
-    const type = (el.getAttribute('type') || '').toLowerCase();
-    return type === 'password' || SECRET_AUTOCOMPLETE.test(el.getAttribute('autocomplete') || '') ||
-      el.hasAttribute('data-shotbridge-mask');
+    if (L.secrets) return L.secrets.isSecret(el);
+    return el.localName === 'input' || el.localName === 'textarea' || el.localName === 'select';
   }
 
   /** @param {Element} el */
@@ -128,7 +128,7 @@
     const v = /** @type {HTMLElement} */ (el).isContentEditable && !('value' in el)
       ? /** @type {HTMLElement} */ (el).innerText
       : /** @type {HTMLInputElement} */ (el).value;
-    return String(v ?? '').slice(0, MAX_VALUE);
+    return L.cut(String(v ?? ''), MAX_VALUE);
   }
 
   /** @param {string} kind @param {Element} el @param {object} [extra] */
@@ -183,7 +183,9 @@
     if (el.localName === 'select') {
       const sel = /** @type {HTMLSelectElement} */ (el);
       flushAll();
-      record('select', el, { value: sel.value, option: L.clean(sel.selectedOptions[0]?.textContent || '') });
+      const secret = isSecret(el); // <select autocomplete=cc-exp-month>
+      record('select', el, secret ? { value: REDACTED, option: REDACTED, secret }
+        : { value: L.cut(sel.value, MAX_VALUE), option: L.clean(sel.selectedOptions[0]?.textContent || '') });
     }
     // checkbox/radio: the click that toggled them is recorded (replaying it toggles them again)
   }, true);
@@ -225,18 +227,4 @@
 
   // Leaving the page: whatever was typed last still counts.
   window.addEventListener('pagehide', flushAll, true);
-
-  // ---- network entries from the MAIN world ---------------------------------------------------
-
-  window.addEventListener(NET_EVENT, (e) => {
-    const detail = /** @type {CustomEvent} */ (e).detail;
-    if (typeof detail !== 'string' || detail.length > 64_000) return;
-    let entry;
-    try {
-      entry = JSON.parse(detail);
-    } catch {
-      return;
-    }
-    send({ type: 'shotbridge:network', entry });
-  });
 })();

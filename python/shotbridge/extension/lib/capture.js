@@ -101,11 +101,12 @@ async function timed(timings, key, p) {
  * @param {number} tabId
  * @param {string | null} selector
  * @param {string[]} maskSelectors the user's own secrets, on top of password fields
+ * @param {{freeze?: boolean, thaw?: boolean}} [motion] pause / resume page animations
  */
-async function probe(tabId, selector, maskSelectors) {
+async function probe(tabId, selector, maskSelectors, motion = {}) {
   let frames;
   try {
-    frames = await callPageAll(tabId, 'probe', { selector, mask_selectors: maskSelectors }, { allFrames: true });
+    frames = await callPageAll(tabId, 'probe', { selector, mask_selectors: maskSelectors, ...motion }, { allFrames: true });
   } catch (e) {
     const code = /** @type {any} */ (e).code;
     if (code === Code.RESTRICTED_PAGE || code === Code.TAB_CLOSED || code === Code.NAVIGATION_FAILED) throw e;
@@ -150,7 +151,43 @@ function intersects(a, b) {
  * @param {...any} probes
  */
 function masksFor(area, ...probes) {
-  return unionRects(...probes.map((p) => p.masks)).filter((m) => intersects(m, area));
+  const all = unionRects(...probes.map((p) => p.masks));
+  // A mask that cannot be placed fails the capture: dropping it would show the secret.
+  const bad = all.find((m) => ![m.x, m.y, m.width, m.height].every(Number.isFinite));
+  if (bad) throw new ShotError(Code.CAPTURE_FAILED, `A secret's mask could not be placed (${JSON.stringify(bad)}), so no image was taken.`);
+  return all.filter((m) => intersects(m, area));
+}
+
+/**
+ * Why the probes before and after an image may not describe it (null: they do): another
+ * document, URL or scroll position, or a document Chrome has not painted yet.
+ * @param {any} pre
+ * @param {any} post
+ * @returns {string | null}
+ */
+export function documentMismatch(pre, post) {
+  if (!pre.painted) return 'the page had not painted yet';
+  if (pre.document_id !== post.document_id) return 'the page navigated to another document';
+  if (pre.url !== post.url) return 'the page changed its URL';
+  if (!sameScroll(pre, post)) return 'the page scrolled';
+  return null;
+}
+
+/**
+ * Top frame's loader (one per document) and URL, from CDP.
+ * @param {import('./debugger.js').DebuggerHandle} dbg
+ */
+async function loaderOf(dbg) {
+  const tree = await dbg.send('Page.getFrameTree');
+  return `${tree?.frameTree?.frame?.loaderId}|${tree?.frameTree?.frame?.url}`;
+}
+
+const MAX_ATTEMPTS = 3;
+
+/** @param {string} why */
+function refuse(why) {
+  return new ShotError(Code.CAPTURE_FAILED,
+    `No image was taken: ${why} while it was being captured (${MAX_ATTEMPTS} tries), so its masks could not be matched to its pixels.`);
 }
 
 /**
@@ -313,87 +350,118 @@ async function captureCdp(ctx, tabId, active, a, timings) {
   ctx.step = 'chrome.debugger.attach';
   return withDebugger(tabId, { idleMs: a.debugger_idle_ms, cancelled: ctx.cancelled }, async (dbg) => {
     timings.attach = Math.round(dbg.attachMs * 10) / 10;
-    for (let attempt = 0; ; attempt++) {
-      ctx.step = 'probe page + Page.getLayoutMetrics';
-      const [pre, metrics] = await Promise.all([
-        timed(timings, 'masks', probe(tabId, a.selector, a.mask_selectors)),
-        timed(timings, 'metrics', dbg.send('Page.getLayoutMetrics')),
-      ]);
-      const plan = planClip(pre, metrics, a);
-      ctx.step = 'Page.captureScreenshot';
-      const shoot = (/** @type {object} */ clip) => dbg.send('Page.captureScreenshot', {
-        format: a.format,
-        ...(a.format === 'jpeg' ? { quality: a.quality } : {}),
-        clip,
-        fromSurface: true,
-        captureBeyondViewport: plan.captureBeyondViewport,
-      });
-      /** @type {Promise<any>} */
-      let screenshot;
-      /** @type {{area: Rect, data: string}[] | null} */
-      let tileShots = null;
-      if (plan.tiles) {
-        // One band at a time: each is a bounded image, never the 32 768 px strip of a DPR 2 page.
-        const tiles = plan.tiles;
-        screenshot = (async () => {
-          tileShots = [];
-          for (const [i, t] of tiles.entries()) {
-            ctx.step = `Page.captureScreenshot (tile ${i + 1} of ${tiles.length})`;
-            tileShots.push({ area: t.area, data: (await shoot(t.clip)).data });
-          }
-          return { data: tileShots[0].data };
-        })();
-      } else {
-        screenshot = shoot(plan.clip);
-      }
-      if (!active) {
-        // Chrome does not paint background tabs; the screenshot then waits for a frame that may
-        // never come. Bound the wait and say why instead of burning the whole timeout.
-        const waitMs = Math.max(500, Math.min(BACKGROUND_WAIT_MS, ctx.remainingMs() - 200));
-        screenshot = Promise.race([screenshot, sleep(waitMs).then(() => {
-          throw new ShotError(Code.CAPTURE_FAILED,
-            `Chrome did not paint tab ${tabId} within ${Math.round(waitMs)} ms: it is not the active tab of its window ` +
-            'and background tabs are not rendered. Make it the active tab, then retry.');
-        })]);
-      }
-      const shot = await timed(timings, 'capture', screenshot);
-      // The page must not have scrolled or resized while we captured, or masks and origin would
-      // not line up. The debugger is attached: its layout metrics answer in ~1 ms, where a second
-      // page probe costs a script injection in every frame.
-      ctx.step = 'Page.getLayoutMetrics after capture';
-      const after = await timed(timings, 'metrics', dbg.send('Page.getLayoutMetrics'));
-      if (!sameViewport(metrics, after)) {
-        // The page scrolled or resized while we captured: masks and origin would not line up.
-        if (attempt >= 1) throw new ShotError(Code.CAPTURE_FAILED, 'The page kept scrolling during the capture; masks could not be aligned.');
-        continue;
-      }
-      const dataUrl = `data:image/${a.format};base64,${shot.data}`;
-      const tiles = tileShots === null ? undefined : /** @type {{area: Rect, data: string}[]} */ (tileShots).map((t) => ({
-        data_url: `data:image/${a.format};base64,${t.data}`,
-        origin: { x: t.area.x, y: t.area.y },
-        css_size: { width: t.area.width, height: t.area.height },
-      }));
-      checkSize(tiles ? tiles.reduce((n, t) => n + t.data_url.length, 0) : dataUrl);
-      return {
-        ...(tiles ? { tiles } : {}),
-        data_url: dataUrl,
-        method: 'cdp',
-        url: pre.url,
-        title: pre.title,
-        tab_id: tabId,
-        device_pixel_ratio: pre.device_pixel_ratio,
-        viewport: pre.viewport,
-        scroll: pre.scroll,
-        origin: { x: plan.area.x, y: plan.area.y },
-        css_size: { width: plan.area.width, height: plan.area.height },
-        masks: masksFor(plan.area, pre),
-        unavailable: [],
-        truncated: plan.truncated,
-        page_height: plan.pageHeight,
-        timings,
-      };
+    // Secrets in CSS motion stay where they were measured: the document timeline stands still
+    // for the capture (invisible to the page), and is restored whatever happens.
+    const paused = await dbg.send('Animation.setPlaybackRate', { playbackRate: 0 }).then(() => true, () => false);
+    try {
+      return await cdpAttempts(ctx, tabId, active, a, timings, dbg);
+    } finally {
+      if (paused) await dbg.send('Animation.setPlaybackRate', { playbackRate: 1 }).catch(() => {});
     }
   });
+}
+
+/**
+ * @param {import('./context.js').CommandContext} ctx
+ * @param {number} tabId
+ * @param {boolean} active
+ * @param {CaptureArgs} a
+ * @param {Record<string, number>} timings
+ * @param {import('./debugger.js').DebuggerHandle} dbg
+ */
+async function cdpAttempts(ctx, tabId, active, a, timings, dbg) {
+  for (let attempt = 1; ; attempt++) {
+    ctx.step = 'probe page + Page.getLayoutMetrics';
+    const [loader, pre, metrics] = await Promise.all([
+      loaderOf(dbg),
+      timed(timings, 'masks', probe(tabId, a.selector, a.mask_selectors)),
+      timed(timings, 'metrics', dbg.send('Page.getLayoutMetrics')),
+    ]);
+    if (!pre.painted) {
+      // A new document: Chrome still shows the old one's pixels until it paints.
+      if (attempt >= MAX_ATTEMPTS) throw refuse('the page had not painted');
+      await callPage(tabId, 'nextPaint', { max_ms: 300 }).catch(() => {});
+      continue;
+    }
+    const plan = planClip(pre, metrics, a);
+    ctx.step = 'Page.captureScreenshot';
+    const shoot = (/** @type {object} */ clip) => dbg.send('Page.captureScreenshot', {
+      format: a.format,
+      ...(a.format === 'jpeg' ? { quality: a.quality } : {}),
+      clip,
+      fromSurface: true,
+      captureBeyondViewport: plan.captureBeyondViewport,
+    });
+    /** @type {Promise<any>} */
+    let screenshot;
+    /** @type {{area: Rect, data: string}[] | null} */
+    let tileShots = null;
+    if (plan.tiles) {
+      // One band at a time: each is a bounded image, never the 32 768 px strip of a DPR 2 page.
+      const tiles = plan.tiles;
+      screenshot = (async () => {
+        tileShots = [];
+        for (const [i, t] of tiles.entries()) {
+          ctx.step = `Page.captureScreenshot (tile ${i + 1} of ${tiles.length})`;
+          tileShots.push({ area: t.area, data: (await shoot(t.clip)).data });
+        }
+        return { data: tileShots[0].data };
+      })();
+    } else {
+      screenshot = shoot(plan.clip);
+    }
+    if (!active) {
+      // Chrome does not paint background tabs; the screenshot then waits for a frame that may
+      // never come. Bound the wait and say why instead of burning the whole timeout.
+      const waitMs = Math.max(500, Math.min(BACKGROUND_WAIT_MS, ctx.remainingMs() - 200));
+      screenshot = Promise.race([screenshot, sleep(waitMs).then(() => {
+        throw new ShotError(Code.CAPTURE_FAILED,
+          `Chrome did not paint tab ${tabId} within ${Math.round(waitMs)} ms: it is not the active tab of its window ` +
+          'and background tabs are not rendered. Make it the active tab, then retry.');
+      })]);
+    }
+    const shot = await timed(timings, 'capture', screenshot);
+    // One image, one document: the same document (loader and page-side id), URL and scroll
+    // before and after the pixels, or the masks may describe another page. The second probe's
+    // masks are added too (a field moved by script lands in one of the two).
+    ctx.step = 'check the document after capture';
+    const [loaderAfter, post, after] = await Promise.all([
+      loaderOf(dbg),
+      timed(timings, 'masks', probe(tabId, null, a.mask_selectors)),
+      timed(timings, 'metrics', dbg.send('Page.getLayoutMetrics')),
+    ]);
+    const why = loader !== loaderAfter ? 'the page navigated to another document'
+      : !sameViewport(metrics, after) ? 'the page scrolled or resized' : documentMismatch(pre, post);
+    if (why) {
+      if (attempt >= MAX_ATTEMPTS) throw refuse(why);
+      continue;
+    }
+    const dataUrl = `data:image/${a.format};base64,${shot.data}`;
+    const tiles = tileShots === null ? undefined : /** @type {{area: Rect, data: string}[]} */ (tileShots).map((t) => ({
+      data_url: `data:image/${a.format};base64,${t.data}`,
+      origin: { x: t.area.x, y: t.area.y },
+      css_size: { width: t.area.width, height: t.area.height },
+    }));
+    checkSize(tiles ? tiles.reduce((n, t) => n + t.data_url.length, 0) : dataUrl);
+    return {
+      ...(tiles ? { tiles } : {}),
+      data_url: dataUrl,
+      method: 'cdp',
+      url: pre.url,
+      title: pre.title,
+      tab_id: tabId,
+      device_pixel_ratio: pre.device_pixel_ratio,
+      viewport: pre.viewport,
+      scroll: pre.scroll,
+      origin: { x: plan.area.x, y: plan.area.y },
+      css_size: { width: plan.area.width, height: plan.area.height },
+      masks: masksFor(plan.area, pre, post),
+      unavailable: [],
+      truncated: plan.truncated,
+      page_height: plan.pageHeight,
+      timings,
+    };
+  }
 }
 
 // captureVisibleTab is Chrome's cheapest path to what is on screen: it reads the last frame
@@ -446,17 +514,28 @@ async function captureVisible(ctx, tab, a, timings, why) {
     throw new ShotError(Code.CAPTURE_FAILED,
       `Tab ${tabId} is not the active tab of its window; a visible-area capture needs it in front (or use method "cdp").`);
   }
-  for (let attempt = 0; ; attempt++) {
-    const pre = await timed(timings, 'masks', probe(tabId, a.selector, a.mask_selectors));
-    // A bad selector is the caller's error even when only the visible area can be captured.
-    if (pre.target?.error) throw new ShotError(pre.target.error.code, pre.target.error.message);
-    const dataUrl = await timed(timings, 'capture', captureVisibleTab(tab.windowId, {
-      format: a.format,
-      ...(a.format === 'jpeg' ? { quality: a.quality } : {}),
-    }));
-    const post = await timed(timings, 'masks', probe(tabId, null, a.mask_selectors));
-    if (!sameScroll(pre, post)) {
-      if (attempt >= 1) throw new ShotError(Code.CAPTURE_FAILED, 'The page kept scrolling during the capture; masks could not be aligned.');
+  for (let attempt = 1; ; attempt++) {
+    // No debugger here: the page's own animations are paused (where it has secrets) from the
+    // first probe to the second, which resumes them.
+    let post = null;
+    let pre;
+    let dataUrl;
+    try {
+      pre = await timed(timings, 'masks', probe(tabId, a.selector, a.mask_selectors, { freeze: true }));
+      // A bad selector is the caller's error even when only the visible area can be captured.
+      if (pre.target?.error) throw new ShotError(pre.target.error.code, pre.target.error.message);
+      dataUrl = await timed(timings, 'capture', captureVisibleTab(tab.windowId, {
+        format: a.format,
+        ...(a.format === 'jpeg' ? { quality: a.quality } : {}),
+      }));
+    } finally {
+      post = await timed(timings, 'masks', probe(tabId, null, a.mask_selectors, { thaw: true })).catch((e) => e);
+    }
+    if (post instanceof Error) throw post;
+    const why = documentMismatch(pre, post);
+    if (why) {
+      if (attempt >= MAX_ATTEMPTS) throw refuse(why);
+      if (!pre.painted) await callPage(tabId, 'nextPaint', { max_ms: 300 }).catch(() => {});
       continue;
     }
     checkSize(dataUrl);

@@ -3,6 +3,15 @@
 // command: bursts of captures reuse it, then it detaches so the bar goes away.
 
 import { Code, ShotError, messageOf } from './errors.js';
+import * as status from './status.js';
+
+// The user pressed Cancel on Chrome's bar: a refusal. No CDP (clicks, typing, element and
+// full-page captures) until they lift it in the toolbar popup; plain captures still work
+// through captureVisibleTab, which needs no debugger.
+export const CANCELLED_MESSAGE = 'The user pressed Cancel on Chrome\'s "started debugging this browser" bar, ' +
+  'so shotbridge does not attach its debugger: clicks, typing, key presses and element or full-page ' +
+  'captures are off until the user clicks the shotbridge toolbar icon and chooses "Allow debugging again". ' +
+  'Plain screenshots of the visible tab still work.';
 
 const PROTOCOL_VERSION = '1.3';
 
@@ -16,6 +25,7 @@ const sessions = new Map();
 export function installListeners() {
   chrome.debugger.onDetach.addListener((source, reason) => {
     if (source.tabId === undefined) return;
+    if (reason === 'canceled_by_user') status.update({ debugging_cancelled: true });
     const s = sessions.get(source.tabId);
     if (!s) return;
     // Detached by Chrome: tab closed, user pressed "Cancel" on the infobar, DevTools took over.
@@ -75,6 +85,8 @@ function detachLater(tabId, s, idleMs) {
  * @returns {Promise<T>}
  */
 export async function withDebugger(tabId, opts, fn) {
+  await status.ready;
+  if (status.current().debugging_cancelled) throw new ShotError(Code.DEBUGGER_UNAVAILABLE, CANCELLED_MESSAGE);
   let s = sessions.get(tabId);
   const reused = !!s;
   if (!s) {

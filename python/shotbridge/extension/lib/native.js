@@ -1,6 +1,9 @@
 // The native-messaging port to the local host (dev.shotbridge.host). One port per service worker;
 // while it is open Chrome keeps the MV3 worker alive. When it drops (host exited, not installed) we
 // reconnect with exponential backoff so a host started later is picked up without user action.
+// The toolbar icon and popup (lib/status.js) show whether the host answered, and why not.
+
+import * as status from './status.js';
 
 export const HOST_NAME = 'dev.shotbridge.host';
 const BACKOFF_START_MS = 500;
@@ -43,6 +46,7 @@ export function connect() {
     p = chrome.runtime.connectNative(HOST_NAME);
   } catch (e) {
     console.info('[shotbridge] connectNative failed:', e?.message);
+    status.update({ connection: 'error', last_error: String(e?.message || e) });
     scheduleReconnect();
     return;
   }
@@ -55,6 +59,8 @@ export function connect() {
     // Reading lastError also keeps Chrome from logging "Unchecked runtime.lastError".
     const why = chrome.runtime.lastError?.message || 'host closed the port';
     console.info('[shotbridge] native port disconnected:', why);
+    const { reason } = status.explainDisconnect(why);
+    status.update({ connection: 'not_connected', reason, last_error: why });
     if (port === p) port = null;
     if (healthyTimer) clearTimeout(healthyTimer);
     healthyTimer = null;
@@ -64,11 +70,15 @@ export function connect() {
     if (port !== p) return;
     post({ event: 'hello', data });
     healthyTimer = setTimeout(markHealthy, HEALTHY_AFTER_MS);
+    setTimeout(() => { if (port === p) markHealthy(); }, 300); // the icon should not wait 3 s
   });
 }
 
 function markHealthy() {
   backoffMs = BACKOFF_START_MS;
+  // Chrome closes the port at once when the host is missing or exits; one that stays open (or
+  // answers) has a host behind it.
+  if (port && status.current().connection !== 'connected') status.update({ connection: 'connected', reason: '', last_error: '' });
 }
 
 function scheduleReconnect() {

@@ -1,5 +1,5 @@
 // Per-tab ring buffers of page errors (console.error, uncaught exceptions, unhandled rejections)
-// relayed by content/errors-*.js. Kept in memory and mirrored to chrome.storage.session (debounced)
+// relayed by content/bridge-*.js. Kept in memory and mirrored to chrome.storage.session (debounced)
 // so a service-worker restart does not lose them; session storage never touches the disk.
 
 const CAP = 200;
@@ -9,7 +9,21 @@ const PERSIST_DELAY_MS = 1000;
 const KINDS = new Set(['console', 'exception', 'rejection']);
 
 /**
- * @typedef {{kind: 'console' | 'exception' | 'rejection', message: string, source: string, line: number, column: number, time: number}} PageError
+ * First `max` UTF-16 units without splitting a surrogate pair; lone surrogates become U+FFFD.
+ * @param {string} s
+ * @param {number} max
+ */
+export function cut(s, max) {
+  let t = s;
+  if (t.length > max) {
+    const c = t.charCodeAt(max - 1);
+    t = t.slice(0, c >= 0xd800 && c <= 0xdbff ? max - 1 : max);
+  }
+  return t.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+}
+
+/**
+ * @typedef {{kind: 'console' | 'exception' | 'rejection', message: string, source: string, line: number, column: number, time: number, trusted: boolean}} PageError
  */
 
 /** @type {Map<number, PageError[]>} */
@@ -47,11 +61,12 @@ export function record(tabId, raw) {
   /** @type {PageError} */
   const entry = {
     kind: raw.kind,
-    message: String(raw.message ?? '').slice(0, MAX_TEXT),
-    source: String(raw.source ?? '').slice(0, 500),
+    message: cut(String(raw.message ?? ''), MAX_TEXT),
+    source: cut(String(raw.source ?? ''), 500),
     line: Number.isFinite(raw.line) ? raw.line : 0,
     column: Number.isFinite(raw.column) ? raw.column : 0,
     time: Number.isFinite(raw.time) ? raw.time : Date.now(),
+    trusted: raw.trusted === true,
   };
   let list = buffers.get(tabId);
   if (!list) buffers.set(tabId, (list = []));

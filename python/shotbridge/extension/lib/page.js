@@ -5,10 +5,12 @@
 // which matters for the password masks.
 
 import { Code, ShotError, fromChromeError } from './errors.js';
+import { pageRules } from './secret-rules.js';
 
 export const PAGE_LIB_VERSION = chrome.runtime.getManifest().version;
 const PAGE_FILES = [
   'page/lib.js',
+  'page/secrets.js',
   'page/reading-order.js',
   'page/a11y.js',
   'page/selector.js',
@@ -24,11 +26,13 @@ const PAGE_FILES = [
  * @param {string} name
  * @param {any} args
  * @param {string} version
+ * @param {object} rules secret-rules.json (what counts as a secret)
  */
-function trampoline(name, args, version) {
+function trampoline(name, args, version, rules) {
   const lib = /** @type {any} */ (globalThis).__shotbridge;
   if (!lib || lib.version !== version || typeof lib[name] !== 'function') return { needLib: true };
   try {
+    if (!lib.secrets || !lib.secrets.setRules(rules)) return { thrown: 'secret rules could not be installed' };
     const value = lib[name](args);
     // Async helpers (waiting for a paint): chrome.scripting waits for a returned promise.
     if (value && typeof value.then === 'function') {
@@ -54,14 +58,20 @@ function trampoline(name, args, version) {
  */
 export async function callPageAll(tabId, name, args, opts = {}) {
   const target = opts.allFrames ? { tabId, allFrames: true } : { tabId };
-  let results = await exec({ target, func: trampoline, args: [name, args ?? null, PAGE_LIB_VERSION] });
+  let rules;
+  try {
+    rules = await pageRules();
+  } catch (e) {
+    throw new ShotError(Code.INTERNAL, `secret-rules.json could not be read: ${/** @type {Error} */ (e).message}`);
+  }
+  let results = await exec({ target, func: trampoline, args: [name, args ?? null, PAGE_LIB_VERSION, rules] });
   const missing = results.filter((r) => r.result?.needLib).map((r) => r.frameId);
   if (missing.length) {
     await exec({ target: { tabId, frameIds: missing }, files: PAGE_FILES });
     const again = await exec({
       target: { tabId, frameIds: missing },
       func: trampoline,
-      args: [name, args ?? null, PAGE_LIB_VERSION],
+      args: [name, args ?? null, PAGE_LIB_VERSION, rules],
     });
     results = results.filter((r) => !missing.includes(r.frameId)).concat(again);
   }

@@ -1,14 +1,19 @@
 // Session recording for the host's timeline: forwards the tracked tab's user actions
-// (content/recorder.js), page errors (content/errors-*.js), network entries (content/network-main.js,
-// only while network capture is on) and navigations to the host as events `action`,
-// `page_error`, `network` and `nav`. Other tabs are ignored; a tab is recorded from when it is the
-// tracked one. The host numbers and keeps everything (python/shotbridge/recording.py).
+// (content/recorder.js), page errors and network entries (content/bridge-*.js; network only while
+// network capture is on) and navigations to the host as events `action`, `page_error`, `network`
+// and `nav`. Other tabs are ignored; a tab is recorded from when it is the tracked one. The host
+// numbers and keeps everything (python/shotbridge/recording.py).
 
 import { Code, ShotError } from './errors.js';
-import { trackedTabId, resolveTab } from './tabs.js';
+import { trackedTabId } from './tabs.js';
 
-const NETWORK_SCRIPT_ID = 'shotbridge-network';
-const NETWORK_FILE = 'content/network-main.js';
+const STATE_KEY = 'record_state';
+
+/** Network capture on/off; mirrored to chrome.storage.session for service-worker restarts. */
+let network = false;
+const ready = chrome.storage.session.get(STATE_KEY).then((got) => {
+  network = got?.[STATE_KEY]?.network === true;
+}, () => {});
 
 /** @type {(event: string, data: object) => void} */
 let emit = () => {};
@@ -43,9 +48,16 @@ export function installListeners() {
     const payload = msg.type === 'shotbridge:action' ? msg.action : msg.entry;
     if (!payload || typeof payload !== 'object') return;
     const tabId = sender.tab?.id;
-    void isTracked(tabId, sender.frameId).then((yes) => {
-      if (yes) forward(event, /** @type {number} */ (tabId), payload);
+    void Promise.all([ready, isTracked(tabId, sender.frameId)]).then(([, yes]) => {
+      // A page that kept its hooks after network capture was turned off still sends nothing on.
+      if (yes && (event !== 'network' || network)) forward(event, /** @type {number} */ (tabId), payload);
     });
+  });
+  // content/bridge-relay.js asks at document start whether network capture is on.
+  chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
+    if (sender.id !== chrome.runtime.id || !msg || msg.type !== 'shotbridge:record_state') return undefined;
+    ready.then(() => sendResponse({ network }));
+    return true;
   });
   chrome.tabs.onUpdated.addListener((tabId, info, tab) => {
     // A committed navigation (also history.pushState) reports a url; a finished load "complete".
@@ -62,44 +74,27 @@ export function installListeners() {
   });
 }
 
-/** @returns {Promise<boolean>} whether the network wrapper is registered */
-async function networkOn() {
-  const found = await chrome.scripting.getRegisteredContentScripts({ ids: [NETWORK_SCRIPT_ID] });
-  return found.length > 0;
+/** Tell every document's bridge the new state (pages that cannot be reached just miss it). */
+async function broadcast() {
+  const tabs = await chrome.tabs.query({});
+  await Promise.all(tabs.map((t) => t.id === undefined ? null
+    : chrome.tabs.sendMessage(t.id, { type: 'shotbridge:record_state', network }).catch(() => {})));
 }
 
 /**
- * `record_config {network?: boolean}` → `{network}`. Turning network capture on registers the
- * MAIN-world wrapper for every new document and injects it into the tracked tab's current one;
- * turning it off unregisters it (pages already wrapped keep the wrapper until they reload, and
- * the host drops what they send).
+ * `record_config {network?: boolean}` → `{network}`. The page bridge (content/bridge-main.js)
+ * wraps fetch and XMLHttpRequest from document start in the top frame but reports nothing while
+ * network capture is off; this switches every open page and every later one.
  * @param {import('./context.js').CommandContext} ctx
  */
 export async function recordConfig(ctx) {
   const want = ctx.args.network;
   if (want !== undefined && typeof want !== 'boolean') throw new ShotError(Code.BAD_REQUEST, 'network must be a boolean');
-  const on = await networkOn();
-  if (want === true && !on) {
-    await chrome.scripting.registerContentScripts([{
-      id: NETWORK_SCRIPT_ID,
-      js: [NETWORK_FILE],
-      matches: ['<all_urls>'],
-      runAt: 'document_start',
-      world: 'MAIN',
-      persistAcrossSessions: false,
-    }]);
-  } else if (want === false && on) {
-    await chrome.scripting.unregisterContentScripts({ ids: [NETWORK_SCRIPT_ID] });
+  await ready;
+  if (want !== undefined && want !== network) {
+    network = want;
+    await chrome.storage.session.set({ [STATE_KEY]: { network } }).catch(() => {});
+    await broadcast();
   }
-  if (want === true) {
-    // The current document started before the registration: wrap it now (best effort: restricted
-    // pages refuse scripts, and that is fine).
-    try {
-      const tab = await resolveTab(ctx.args.tab_id);
-      await chrome.scripting.executeScript({ target: { tabId: /** @type {number} */ (tab.id) }, files: [NETWORK_FILE], world: 'MAIN' });
-    } catch (e) {
-      console.info('[shotbridge] network wrapper not injected now:', /** @type {any} */ (e)?.message);
-    }
-  }
-  return { network: await networkOn() };
+  return { network };
 }

@@ -155,9 +155,24 @@
     return tested > 0;
   };
 
-  /** Collapse whitespace and cut to `max` characters. */
+  /**
+   * The first `max` UTF-16 units of `s`, never ending inside a surrogate pair, and with any lone
+   * surrogate replaced by U+FFFD: page text is cut and sent on as valid Unicode.
+   * @param {string} s
+   * @param {number} max
+   */
+  L.cut = (s, max) => {
+    let t = String(s);
+    if (t.length > max) {
+      const end = max > 0 && /[\uD800-\uDBFF]/.test(t[max - 1]) ? max - 1 : max;
+      t = t.slice(0, Math.max(0, end));
+    }
+    return t.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+  };
+
+  /** Collapse whitespace and cut to `max` characters (on a code-point boundary). */
   L.clean = (/** @type {string | null | undefined} */ s, max = 100) => {
     const t = (s || '').replace(/\s+/g, ' ').trim();
-    return t.length > max ? t.slice(0, max - 1) + '…' : t;
+    return t.length > max ? L.cut(t, max - 1) + '…' : L.cut(t, max);
   };
 })();

@@ -6,18 +6,26 @@
 (() => {
   const L = (globalThis.__shotbridge = globalThis.__shotbridge || {});
 
-  // Password fields, explicit opt-in masks, and fields browsers themselves treat as secrets.
-  const SECRET_SELECTOR = [
-    'input[type="password" i]',
-    '[data-shotbridge-mask]',
-    'input[autocomplete~="current-password" i]',
-    'input[autocomplete~="new-password" i]',
-    'input[autocomplete~="one-time-code" i]',
-    'input[autocomplete~="cc-number" i]',
-    'input[autocomplete~="cc-csc" i]',
-  ].join(', ');
-  // page/interact.js uses it too: a focused secret field's value is never reported.
-  L.secretSelector = SECRET_SELECTOR;
+  // What a secret is comes from secret-rules.json, through page/secrets.js (L.secrets), which
+  // also remembers fields that were ever secret. `extra` is the user's own mask selectors.
+  // One random id per document: the capture checks it before and after the pixels are taken, so
+  // masks of one document are never applied to another's image.
+  if (!L.documentId) {
+    const a = new Uint32Array(2);
+    crypto.getRandomValues(a);
+    L.documentId = `${a[0].toString(36)}${a[1].toString(36)}`;
+  }
+
+  /**
+   * Secret elements of one root: rule matches plus the user's selectors.
+   * @param {Document | ShadowRoot} root
+   * @param {string} extra joined user selectors ('' for none)
+   */
+  function secretsIn(root, extra) {
+    const found = new Set(L.secrets.inRoot(root));
+    if (extra) for (const el of root.querySelectorAll(extra)) found.add(el);
+    return found;
+  }
 
   /**
    * Collect secret rects of `doc` (and same-origin frames inside it), offset by (ox, oy).
@@ -26,11 +34,12 @@
    * @param {number} oy
    * @param {{masks: object[], opaqueFrames: object[]}} out
    * @param {number} depth
-   * @param {string} selector what counts as a secret
+   * @param {string} selector the user's own mask selectors, joined ('' for none)
    */
   function collect(doc, ox, oy, out, depth, selector) {
     for (const root of L.allRoots(doc, true)) {
-      for (const el of root.querySelectorAll(selector)) {
+      for (const el of secretsIn(root, selector)) {
+        out.elements.push(el);
         for (const r of el.getClientRects()) {
           if (r.width > 0 && r.height > 0) out.masks.push(L.rect({ x: r.x + ox, y: r.y + oy, width: r.width, height: r.height }));
         }
@@ -69,7 +78,7 @@
   }
 
   /**
-   * The secret selector plus the user's own (`configure` mask_selectors); a bad one is reported,
+   * The user's own (`configure` mask_selectors); a bad one is reported,
    * never skipped, since skipping it would leak what it was meant to hide.
    * @param {unknown} extra
    * @returns {{selector: string} | {error: {code: string, message: string}}}
@@ -83,17 +92,51 @@
         return { error: { code: 'invalid_selector', message: `Invalid mask selector "${sel}": expected CSS such as "#card-number" or "[data-private]".` } };
       }
     }
-    return { selector: [SECRET_SELECTOR, ...list].join(', ') };
+    return { selector: list.join(', ') };
+  }
+
+  /** Animations we paused for a capture, to resume afterwards. @type {Animation[]} */
+  let frozen = [];
+
+  /** Pause every running animation of this document (secrets in motion stay where masked). */
+  function freeze() {
+    for (const anim of document.getAnimations()) {
+      if (anim.playState === 'running') {
+        anim.pause();
+        frozen.push(anim);
+      }
+    }
+  }
+
+  function thaw() {
+    const list = frozen;
+    frozen = [];
+    for (const anim of list) {
+      try {
+        if (anim.playState === 'paused') anim.play();
+      } catch {
+        // removed meanwhile
+      }
+    }
   }
 
   /**
-   * @param {{selector?: string | null, mask_selectors?: string[]}} args
+   * Masks and geometry. `freeze` pauses this document's animations first when it holds secrets
+   * (the visible-tab path has no debugger to pause them); `thaw` resumes them after the masks
+   * are collected.
+   * @param {{selector?: string | null, mask_selectors?: string[], freeze?: boolean, thaw?: boolean}} args
    */
   L.probe = (args) => {
     const secret = secretSelector(args && args.mask_selectors);
     if ('error' in secret) return { isTop: window === window.top, error: secret.error };
-    const out = { masks: [], opaqueFrames: [] };
+    let out = { masks: [], opaqueFrames: [], elements: [] };
     collect(document, 0, 0, out, 0, secret.selector);
+    if (args && args.freeze && out.elements.length) {
+      freeze();
+      out = { masks: [], opaqueFrames: [], elements: [] };
+      collect(document, 0, 0, out, 0, secret.selector);
+    }
+    if (args && args.thaw) thaw();
     const isTop = window === window.top;
     // A frame its parent cannot reach into (cross-origin) must be masked whole when it has secrets.
     let reachable = false;
@@ -117,6 +160,10 @@
     return {
       isTop,
       ...L.pageHeader(),
+      document_id: L.documentId,
+      // Chrome keeps showing the previous document until the new one first paints: an image
+      // taken before that shows other pixels than these masks describe.
+      painted: performance.getEntriesByType('paint').length > 0,
       document: documentSize(),
       target,
       masks: out.masks,

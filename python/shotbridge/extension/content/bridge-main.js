@@ -1,0 +1,201 @@
+// MAIN-world content script (document_start, every frame): sees what only the page's own world
+// can — console.error calls, uncaught errors, unhandled rejections and (top frame, while network
+// capture is on) fetch/XMLHttpRequest — and hands it to content/bridge-relay.js (ISOLATED world).
+//
+// The channel is a MessagePort the page cannot reach: it is created here before any page script
+// runs and posted to the relay, which takes the first such message and stops it from reaching
+// page listeners. Page scripts therefore cannot inject entries; they can only cause real ones
+// (and what those say is still page text: the relay validates, bounds and rate-limits it, and
+// the host marks it as page-reported). Events are taken only when the browser made them
+// (isTrusted): a page's synthetic ErrorEvent is not an error report.
+(() => {
+  const MARK = '__shotbridge_bridge__';
+  if (window[MARK]) return; // injected twice: keep one set of hooks
+  Object.defineProperty(window, MARK, { value: true });
+  const MAX = 2000;
+  const LIMIT = 10_000;
+  const channel = new MessageChannel();
+  const port = channel.port1;
+  const portPost = port.postMessage.bind(port);
+  const stringify = JSON.stringify;
+  const now = Date.now;
+  window.postMessage({ [MARK]: 1 }, '*', [channel.port2]);
+  let network = false; // switched by the relay (record_config network)
+  port.onmessage = (e) => {
+    if (e.data && typeof e.data.network === 'boolean') network = e.data.network;
+  };
+
+  /** First `max` UTF-16 units without splitting a surrogate pair. @param {string} s @param {number} max */
+  function cut(s, max) {
+    if (s.length <= max) return s;
+    const c = s.charCodeAt(max - 1);
+    return s.slice(0, c >= 0xd800 && c <= 0xdbff ? max - 1 : max);
+  }
+
+  /** @param {unknown} v */
+  function text(v) {
+    if (v instanceof Error) return `${v.name}: ${v.message}`;
+    if (typeof v === 'string') return v;
+    try {
+      const s = stringify(v);
+      return s === undefined ? String(v) : s;
+    } catch {
+      return String(v);
+    }
+  }
+
+  /** @param {'error' | 'network'} channelKind @param {object} entry */
+  function send(channelKind, entry) {
+    try {
+      portPost({ kind: channelKind, entry: { ...entry, time: now() } });
+    } catch {
+      // never break the page
+    }
+  }
+
+  /** Caller location from a stack trace ("at fn (url:line:col)"). */
+  function callerFrom(stack) {
+    const lines = String(stack || '').split('\n').slice(1);
+    for (const l of lines) {
+      const m = /\(?((?:https?|file|blob|data|chrome-extension):[^\s)]+):(\d+):(\d+)\)?\s*$/.exec(l);
+      if (m && !l.includes('bridge-main.js')) return { source: m[1], line: Number(m[2]), column: Number(m[3]) };
+    }
+    return { source: '', line: 0, column: 0 };
+  }
+
+  // ---- errors --------------------------------------------------------------------------------
+
+  const original = console.error;
+  console.error = function shotbridgeConsoleError(...args) {
+    try {
+      const message = cut(args.map(text).join(' '), MAX);
+      // A console call is the page's own say-so: reported, but never as a browser error.
+      send('error', { kind: 'console', message, ...callerFrom(new Error().stack), trusted: false });
+    } catch {
+      // fall through to the real console.error
+    }
+    return original.apply(this, args);
+  };
+
+  window.addEventListener('error', (e) => {
+    if (!e.isTrusted || !(e instanceof ErrorEvent)) return; // synthetic, or a resource load error
+    const message = cut(e.error instanceof Error ? text(e.error) : e.message || 'Script error.', MAX);
+    send('error', { kind: 'exception', message, source: e.filename || '', line: e.lineno || 0, column: e.colno || 0, trusted: true });
+  }, true);
+
+  window.addEventListener('unhandledrejection', (e) => {
+    if (!e.isTrusted) return;
+    const r = e.reason;
+    const where = r instanceof Error ? callerFrom(r.stack) : { source: '', line: 0, column: 0 };
+    send('error', { kind: 'rejection', message: cut('Unhandled rejection: ' + text(r), MAX), ...where, trusted: true });
+  });
+
+  // ---- network (top frame; silent unless network capture is on) -----------------------------
+
+  if (window !== window.top) return;
+
+  /** Text of a request body we can read without consuming anything, else null. @param {unknown} body */
+  function bodyText(body) {
+    if (typeof body === 'string') return cut(body, LIMIT);
+    if (body instanceof URLSearchParams) return cut(body.toString(), LIMIT);
+    return null; // FormData, Blob, streams: not recorded
+  }
+
+  const isJson = (/** @type {string | null} */ type) => !!type && /\bjson\b|\+json/i.test(type);
+
+  /** First LIMIT characters of a response stream, without reading the rest. @param {Response} res */
+  async function head(res) {
+    if (!res.body) return '';
+    const reader = res.body.getReader();
+    const decoder = new TextDecoder();
+    let out = '';
+    try {
+      while (out.length < LIMIT) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        out += decoder.decode(value, { stream: true });
+      }
+    } finally {
+      reader.cancel().catch(() => {});
+    }
+    return cut(out, LIMIT);
+  }
+
+  const originalFetch = window.fetch;
+  window.fetch = function shotbridgeFetch(input, init) {
+    const pending = originalFetch.apply(this, arguments);
+    if (!network) return pending;
+    const started = now();
+    let method = 'GET';
+    let url = '';
+    let body = null;
+    try {
+      const req = input instanceof Request ? input : null;
+      method = String(init?.method || req?.method || 'GET').toUpperCase();
+      url = new URL(req ? req.url : String(input), location.href).href;
+      body = bodyText(init?.body);
+    } catch {
+      // unusual arguments: the real fetch decides what they mean
+    }
+    pending.then(
+      async (res) => {
+        if (!network) return;
+        const type = res.headers.get('content-type');
+        let response = null;
+        if (isJson(type)) {
+          try {
+            response = await head(res.clone());
+          } catch {
+            response = null;
+          }
+        }
+        send('network', { api: 'fetch', method, url, status: res.status, request_body: body, content_type: type,
+          response_body: response, time: started, duration_ms: now() - started });
+      },
+      (err) => {
+        if (network) {
+          send('network', { api: 'fetch', method, url, status: 0, request_body: body,
+            error: cut(String((err && err.message) || err), MAX), time: started, duration_ms: now() - started });
+        }
+      },
+    );
+    return pending;
+  };
+
+  const XHR = XMLHttpRequest.prototype;
+  const open = XHR.open;
+  const sendXhr = XHR.send;
+  const meta = new WeakMap();
+  XHR.open = function (method, url) {
+    try {
+      meta.set(this, { method: String(method).toUpperCase(), url: new URL(String(url), location.href).href });
+    } catch {
+      meta.delete(this);
+    }
+    return open.apply(this, arguments);
+  };
+  XHR.send = function (body) {
+    const m = meta.get(this);
+    if (m && network) {
+      const started = now();
+      const requestBody = bodyText(body);
+      this.addEventListener('loadend', () => {
+        if (!network) return;
+        let response = null;
+        const type = this.getResponseHeader('content-type');
+        try {
+          if (isJson(type) && (this.responseType === '' || this.responseType === 'text')) {
+            response = cut(String(this.responseText), LIMIT);
+          } else if (isJson(type) && this.responseType === 'json') {
+            response = cut(stringify(this.response), LIMIT);
+          }
+        } catch {
+          response = null;
+        }
+        send('network', { api: 'xhr', method: m.method, url: m.url, status: this.status, request_body: requestBody,
+          content_type: type, response_body: response, time: started, duration_ms: now() - started });
+      });
+    }
+    return sendXhr.apply(this, arguments);
+  };
+})();

@@ -1,0 +1,132 @@
+// ISOLATED-world half of the page bridge (document_start, every frame). Takes the MessagePort that
+// content/bridge-main.js posts before any page script runs — the first one only, and hidden from
+// page listeners — then validates, bounds and rate-limits what comes through it before it goes to
+// the service worker. Nothing a page dispatches on window (CustomEvents, synthetic errors, later
+// look-alike messages) is read. Network entries pass only while network capture is on.
+(() => {
+  const L = /** @type {any} */ (globalThis.__shotbridge = /** @type {any} */ (globalThis).__shotbridge || {});
+  if (L.bridgeRelay) return;
+  L.bridgeRelay = true;
+  const MARK = '__shotbridge_bridge__';
+  const MAX_TEXT = 2000;
+  const MAX_URL = 2000;
+  const MAX_BODY = 10_000;
+  const ERROR_KINDS = new Set(['console', 'exception', 'rejection']);
+  /** Per-kind token buckets: a page can report at most `rate` entries/s after a `burst`. */
+  const BUDGET = { error: { rate: 5, burst: 30 }, network: { rate: 20, burst: 100 } };
+  const buckets = { error: { tokens: BUDGET.error.burst, at: performance.now() },
+    network: { tokens: BUDGET.network.burst, at: performance.now() } };
+  /** @type {MessagePort | null} */
+  let port = null;
+  let network = false;
+
+  /** First `max` UTF-16 units on a code-point boundary, lone surrogates made U+FFFD. */
+  function cut(/** @type {unknown} */ v, /** @type {number} */ max) {
+    let s = typeof v === 'string' ? v : '';
+    if (s.length > max) {
+      const c = s.charCodeAt(max - 1);
+      s = s.slice(0, c >= 0xd800 && c <= 0xdbff ? max - 1 : max);
+    }
+    return s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+  }
+  const int = (/** @type {unknown} */ v, /** @type {number} */ hi) =>
+    (typeof v === 'number' && Number.isFinite(v) ? Math.max(0, Math.min(hi, Math.round(v))) : 0);
+  const optText = (/** @type {unknown} */ v, /** @type {number} */ max) => (typeof v === 'string' ? cut(v, max) : null);
+
+  /** @param {'error' | 'network'} kind */
+  function allow(kind) {
+    const b = buckets[kind];
+    const t = performance.now();
+    b.tokens = Math.min(BUDGET[kind].burst, b.tokens + ((t - b.at) / 1000) * BUDGET[kind].rate);
+    b.at = t;
+    if (b.tokens < 1) return false;
+    b.tokens -= 1;
+    return true;
+  }
+
+  /** @param {any} e */
+  function errorEntry(e) {
+    if (!e || !ERROR_KINDS.has(e.kind)) return null;
+    return {
+      kind: e.kind,
+      message: cut(e.message, MAX_TEXT),
+      source: cut(e.source, 500),
+      line: int(e.line, 1e9),
+      column: int(e.column, 1e9),
+      time: int(e.time, 1e15) || Date.now(),
+      trusted: e.trusted === true && e.kind !== 'console',
+      reported_by: 'page',
+    };
+  }
+
+  /** @param {any} e */
+  function networkEntry(e) {
+    if (!e || (e.api !== 'fetch' && e.api !== 'xhr')) return null;
+    const method = cut(e.method, 16).toUpperCase();
+    if (!/^[A-Z-]{1,16}$/.test(method)) return null;
+    return {
+      api: e.api,
+      method,
+      url: cut(e.url, MAX_URL),
+      status: int(e.status, 999),
+      request_body: optText(e.request_body, MAX_BODY),
+      response_body: optText(e.response_body, MAX_BODY),
+      content_type: optText(e.content_type, 200),
+      duration_ms: int(e.duration_ms, 3_600_000),
+      error: optText(e.error, MAX_TEXT),
+      time: int(e.time, 1e15) || Date.now(),
+      trusted: false, // the page's own fetch/XHR could be wrapped by the page itself
+      reported_by: 'page',
+    };
+  }
+
+  /** @param {object} msg */
+  function toWorker(msg) {
+    try {
+      chrome.runtime.sendMessage(msg).catch(() => {});
+    } catch {
+      // extension reloaded: this content script is orphaned
+    }
+  }
+
+  /** @param {MessageEvent} e */
+  function onPortMessage(e) {
+    const d = e.data;
+    if (!d || typeof d !== 'object') return;
+    if (d.kind === 'error') {
+      const entry = errorEntry(d.entry);
+      if (entry && allow('error')) toWorker({ type: 'shotbridge:page_error', entry });
+    } else if (d.kind === 'network' && network) {
+      const entry = networkEntry(d.entry);
+      if (entry && allow('network')) toWorker({ type: 'shotbridge:network', entry });
+    }
+  }
+
+  /** @param {boolean} on */
+  function setNetwork(on) {
+    network = on;
+    if (port) port.postMessage({ network: on });
+  }
+
+  window.addEventListener('message', (e) => {
+    if (port || e.source !== window || !e.data || e.data[MARK] !== 1 || e.ports.length !== 1) return;
+    e.stopImmediatePropagation(); // the page never sees the port
+    port = e.ports[0];
+    port.onmessage = onPortMessage;
+    port.postMessage({ network });
+  }, true);
+
+  // Network capture state: asked once, then pushed by the service worker on every change.
+  try {
+    chrome.runtime.sendMessage({ type: 'shotbridge:record_state' }).then((s) => {
+      if (s && typeof s.network === 'boolean') setNetwork(s.network);
+    }, () => {});
+    chrome.runtime.onMessage.addListener((msg, sender) => {
+      if (sender.id === chrome.runtime.id && msg && msg.type === 'shotbridge:record_state' && typeof msg.network === 'boolean') {
+        setNetwork(msg.network);
+      }
+    });
+  } catch {
+    // orphaned content script
+  }
+})();
