@@ -1,0 +1,57 @@
+// The toolbar popup: says whether shotbridge reaches its host, why not, and what to run.
+// Plain module; it asks the service worker (lib/status.js) for the state.
+
+/** @typedef {import('../lib/status.js').Status} Status */
+
+/** @param {string} id */
+const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+
+/** `shotctl install` for this browser: --browser from the brand the browser reports. */
+function installCommand() {
+  const brands = /** @type {any} */ (navigator).userAgentData?.brands?.map((/** @type {any} */ b) => b.brand) ?? [];
+  const has = (/** @type {string} */ name) => brands.some((/** @type {string} */ b) => b.includes(name));
+  const browser = has('Edge') ? 'edge' : has('Brave') ? 'brave' : has('Google Chrome') ? 'chrome' : 'chromium';
+  return `shotctl install --browser ${browser}`;
+}
+
+/** @param {Status} s */
+function render(s) {
+  const state = $('state');
+  $('todo').hidden = true;
+  $('why').textContent = '';
+  $('error').textContent = s.last_error ? `Chrome said: ${s.last_error}` : '';
+  if (s.connection === 'connected') {
+    state.textContent = 'Connected to the shotbridge host.';
+    state.className = 'state on';
+    $('why').textContent = 'AI tools using `shotctl mcp` or `shotctl capture` can see the tab you are on.';
+  } else if (s.connection === 'connecting') {
+    state.textContent = 'Connecting to the shotbridge host…';
+    state.className = 'state off';
+  } else {
+    state.textContent = s.connection === 'error' ? 'Error reaching the shotbridge host.' : 'Not connected.';
+    state.className = 'state bad';
+    const why = {
+      host_not_found: 'Host not found: the shotbridge host is not registered for this browser profile.',
+      forbidden: "The host's manifest does not allow this extension (its ID is not listed).",
+      host_exited: 'The host started and exited at once; its log is ~/.local/state/shotbridge/host.log.',
+    }[s.reason] ?? 'The host closed the connection.';
+    $('why').textContent = why;
+    $('todo').hidden = false;
+    $('cmd').textContent = installCommand() + '\nshotctl doctor';
+    $('more').textContent = 'A profile started with --user-data-dir DIR needs `shotctl install --user-data-dir DIR`.';
+  }
+  $('cancelled').hidden = !s.debugging_cancelled;
+  document.body.dataset.ready = s.connection;
+}
+
+$('allow').addEventListener('click', async () => {
+  render(await chrome.runtime.sendMessage({ type: 'shotbridge:allow_debugging' }));
+});
+
+/** Ask again while connecting: the state settles within a second or two. */
+async function refresh() {
+  const s = /** @type {Status} */ (await chrome.runtime.sendMessage({ type: 'shotbridge:status' }));
+  render(s);
+  if (s.connection === 'connecting') setTimeout(refresh, 300);
+}
+void refresh();
