@@ -1,11 +1,18 @@
-"""Reach a browser for a client: the user's connected one, or a headless one of our own."""
+"""Reach a browser for a client: the user's connected one, or a headless one of our own.
+
+``auto`` decides each time it is asked: the user's browser when one is connected at that moment,
+else a headless Chromium of ours. ``$SHOTBRIDGE_HOST`` (``--host``: a profile id or a host pid)
+names one of the user's browsers, and then ``auto`` never falls back to headless.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import os
 from dataclasses import dataclass
 from typing import Literal
 
+from shotbridge import paths
 from shotbridge.browser import HeadlessBrowser
 from shotbridge.client import BusClient, wait_for_host
 from shotbridge.errors import BrowserError, BusError, NotConnectedError
@@ -15,6 +22,9 @@ BrowserMode = Literal["auto", "connected", "headless"]
 # A browser we start ourselves: cold start of Chromium plus the extension's first hello.
 HEADLESS_START_TIMEOUT = 30.0
 
+# Said by every result that a headless browser of ours produced while `auto` was asked for.
+HEADLESS_NOTE = "(headless Chromium started by shotbridge — no browser of yours is connected)"
+
 
 @dataclass
 class Connection:
@@ -22,6 +32,18 @@ class Connection:
 
     client: BusClient
     browser: HeadlessBrowser | None = None
+
+    @property
+    def headless(self) -> bool:
+        return self.browser is not None
+
+    def describe(self) -> str:
+        """Who is at the other end, in words for a model or a user."""
+        info = self.client.info
+        if self.headless:
+            return "a headless Chromium started by shotbridge"
+        profile = info.profile_id if info else None
+        return f"your browser (profile {profile})" if profile else "your browser"
 
     async def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -31,9 +53,18 @@ class Connection:
             self.browser = None
 
 
-async def _connected_client() -> BusClient:
+def user_browser_listed(host: str | None = None) -> bool:
+    """Cheap check (records only): is a browser of the user's connected right now?"""
+    name = host or os.environ.get("SHOTBRIDGE_HOST") or None
+    return any(
+        h.connected and h.profile_id and (name is None or paths.host_matches(h, name))
+        for h in paths.list_hosts()
+    )
+
+
+async def _connected_client(host: str | None = None) -> BusClient:
     """A client of the most recently active host whose extension is connected."""
-    client = await BusClient.connect(timeout=2.0)
+    client = await BusClient.connect(host, timeout=2.0)
     try:
         status = await client.request("status", timeout=2.0)
     except Exception:
@@ -73,12 +104,26 @@ async def connect(
     *,
     window_size: tuple[int, int] = (1280, 800),
     device_scale_factor: float | None = None,
+    host: str | None = None,
 ) -> Connection:
-    """``connected``: the user's browser or an error; ``headless``: our own; ``auto``: either."""
+    """``connected``: the user's browser or an error; ``headless``: our own; ``auto``: the
+    user's when one is connected now, else our own. A named ``host`` (or ``$SHOTBRIDGE_HOST``)
+    makes ``auto`` mean ``connected``."""
+    named = host or os.environ.get("SHOTBRIDGE_HOST") or None
+    if mode == "auto" and named:
+        mode = "connected"
     if mode != "headless":
         try:
-            return Connection(client=await _connected_client())
+            return Connection(client=await _connected_client(named))
         except BusError:
             if mode == "connected":
                 raise
     return await start_headless(window_size=window_size, device_scale_factor=device_scale_factor)
+
+
+async def connect_user(host: str | None = None) -> Connection | None:
+    """The user's connected browser, or None when there is none right now."""
+    try:
+        return Connection(client=await _connected_client(host))
+    except BusError:
+        return None

@@ -2,15 +2,45 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 import click
 
-browser_option = click.option(
+F = TypeVar("F", bound=Callable[..., Any])
+
+_browser = click.option(
     "--browser",
     type=click.Choice(["auto", "connected", "headless"]),
     default="auto",
     show_default=True,
-    help="Your connected browser, a headless Chromium of our own, or auto: yours when connected.",
+    help="Your connected browser, a headless Chromium of our own, or auto: yours when one is "
+    "connected at that moment.",
 )
+
+
+def _set_host(_ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    # Through the environment, so every way of reaching a browser (connect, the MCP server's
+    # re-decisions) sees the same choice.
+    if value:
+        os.environ["SHOTBRIDGE_HOST"] = value
+
+
+_host = click.option(
+    "--host",
+    metavar="ID",
+    expose_value=False,
+    callback=_set_host,
+    help="Which of your connected browsers: a profile id (or its first 8+ characters) or a "
+    "host pid, as `shotctl doctor` lists them. Default: $SHOTBRIDGE_HOST, else the most "
+    "recently active.",
+)
+
+
+def browser_option(func: F) -> F:
+    """``--browser`` and ``--host``: which browser a command reaches."""
+    return _browser(_host(func))
 
 
 def parse_window(value: str) -> tuple[int, int]:

@@ -47,4 +47,5 @@ def build_server(state: ServerState, *, log_level: LogLevel = "WARNING") -> MCPS
     )
     for tool in (observe, configure, capture, interact, generate, screenshots):
         tool.register(server, state)
+    state.connection.attach(server)  # lost-state notices and the headless note lead each result
     return server
