@@ -16,6 +16,7 @@ from mcp.types import ContentBlock
 
 from shotbridge import redact
 from shotbridge.errors import CommandError
+from shotbridge.generate.encode import md_code, md_text
 from shotbridge.generate.steps import describe_action, redacted
 from shotbridge.mcp_server import content, session
 from shotbridge.mcp_server.state import REQUEST_TIMEOUT_S, ServerState
@@ -127,11 +128,9 @@ async def observe_blocks(state: ServerState, include_thumbnails: bool) -> list[C
         images = await session.screenshot_images(state, "thumbnail")
         for s in shots:
             if s["id"] in images:
-                after = f", after {s['after']}" if s["after"] else ""
-                blocks.append(
-                    content.text(
-                        f"Screenshot {s['id']} thumbnail ({s['trigger']}{after}) of {s['url']}"
-                    )
-                )
+                # Page text in a caption a client may render as Markdown: encoded as such.
+                after = f", after {md_text(s['after'], 200)}" if s["after"] else ""
+                caption = f"Screenshot {s['id']} thumbnail ({s['trigger']}{after}) of "
+                blocks.append(content.text(caption + md_code(s["url"])))
                 blocks.append(content.image(images[s["id"]]))
     return blocks
