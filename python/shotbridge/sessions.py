@@ -33,6 +33,7 @@ ACT_GRACE_S = 0.5  # events this soon after a session's action are that action's
 MAX_NAMED = 16  # named (shared) sessions a host keeps
 ACTING_COMMANDS = frozenset({"interact", "navigate"})
 ATTRIBUTED_EVENTS = frozenset({"action", "nav"})
+NAVIGATING_ACTIONS = frozenset({"navigate", "back", "forward", "reload"})
 RECORDER_COMMANDS = ("timeline", "screenshots", "screenshot_get", "record_config")
 
 
@@ -58,6 +59,7 @@ class Sessions:
         self._sessions: dict[str, Session] = {}
         self._acting: dict[str, int] = {}  # session key → commands in flight
         self._acted_until: dict[str, float] = {}
+        self._asked_nav: dict[str, bool] = {}  # session key → its latest command asked to navigate
 
     # ---- which session --------------------------------------------------------------------
 
@@ -107,6 +109,9 @@ class Sessions:
             yield
             return
         session = self.get(conn, args)
+        self._asked_nav[session.key] = cmd == "navigate" or bool(
+            args.get("action") in NAVIGATING_ACTIONS or (cmd == "screenshot" and args.get("url"))
+        )
         self._acting[session.key] = self._acting.get(session.key, 0) + 1
         try:
             yield
@@ -131,10 +136,22 @@ class Sessions:
     def on_event(self, event: dict[str, Any]) -> None:
         """Link listener: an extension event goes to its author, or to every open session."""
         self._prune()
-        author = self._author() if event.get("event") in ATTRIBUTED_EVENTS else None
+        name = event.get("event")
+        author = self._author() if name in ATTRIBUTED_EVENTS else None
         targets = [self._sessions[author]] if author in self._sessions else self.all()
+        if name in ATTRIBUTED_EVENTS and isinstance(event.get("data"), dict):
+            event = {**event, "data": {**event["data"], "origin": self._origin(name, author)}}
         for session in targets:
             session.recorder.on_event(event)
+
+    def _origin(self, name: Any, author: str | None) -> str:
+        """The timeline's ``origin`` of an action/nav event: the generators replay a navigation a
+        tool asked for as its own step, and one that followed a tool's click as that click's."""
+        if author is None:
+            return "user"
+        if name == "nav" and not self._asked_nav.get(author):
+            return "tool_action"
+        return "tool"
 
     def on_screenshot(self, shots: Any, result: dict[str, Any], raw_args: dict[str, Any]) -> None:
         """``SCREENSHOT_SINKS`` hook: hide a session's automatic captures from its defaults."""

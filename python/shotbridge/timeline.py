@@ -33,6 +33,10 @@ BUDGETS: dict[str, int] = {
 
 ActionKind = Literal["click", "fill", "select", "press", "submit"]
 Trigger = Literal["navigation", "action", "error", "explicit"]
+# Who made an action or navigation happen (the host's session attribution, shotbridge.sessions):
+# "user" (nobody's tool was acting), "tool" (a tool did it, or asked for this navigation),
+# "tool_action" (a navigation that followed a tool's click or key press). None: not known.
+Origin = Literal["user", "tool", "tool_action"]
 
 
 class Unique(Model):
@@ -69,6 +73,7 @@ class NavEntry(_Entry):
     type: Literal["nav"] = "nav"
     title: str = ""
     complete: bool = False  # the load finished (a commit alone is not)
+    origin: Origin | None = None
 
 
 class ActionEntry(_Entry):
@@ -83,6 +88,11 @@ class ActionEntry(_Entry):
     option: str | None = None  # select: the chosen option's text
     via: str | None = None  # submit: "submitter" (a button / Enter) or "script"
     title: str = ""
+    origin: Origin | None = None
+    # click: the mouse event's detail (0 for a click the browser made up, e.g. Enter's submit)
+    # and where in the element it landed (CSS px from its top-left corner), for canvases/maps.
+    detail: int | None = None
+    position: dict[str, float] | None = None
 
 
 class ErrorEntry(_Entry):
@@ -134,6 +144,7 @@ TimelineEntry = Annotated[
 ]
 ENTRY = TypeAdapter(TimelineEntry)
 ENTRIES = TypeAdapter(list[TimelineEntry])
+ORIGINS = ("user", "tool", "tool_action")
 
 
 def _seconds(value: Any) -> float:
@@ -225,6 +236,7 @@ class Timeline:
                 url=str(data.get("url") or ""),
                 title=str(data.get("title") or ""),
                 complete=data.get("phase") == "complete",
+                origin=data.get("origin") if data.get("origin") in ORIGINS else None,
             )
         if name == "action":
             return ActionEntry.model_validate({**data, "time": when, "id": ""})
@@ -256,6 +268,7 @@ class Timeline:
             return False
         prev.complete = prev.complete or nav.complete
         prev.title = nav.title or prev.title
+        prev.origin = prev.origin or nav.origin
         return True
 
     # ---- queries ---------------------------------------------------------------------------

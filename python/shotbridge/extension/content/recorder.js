@@ -205,7 +205,11 @@
     flushAll();
     const input = /** @type {HTMLInputElement} */ (el);
     const checkable = el.localName === 'input' && (input.type === 'checkbox' || input.type === 'radio');
-    record('click', el, checkable ? { checked: input.checked } : {});
+    // detail 0: a click the browser made up (Enter's implicit submit); position: where in the
+    // element it landed, so a canvas/map click replays at the same spot.
+    const box = el.getBoundingClientRect();
+    const position = { x: Math.round(e.clientX - box.left), y: Math.round(e.clientY - box.top) };
+    record('click', el, { ...(checkable ? { checked: input.checked } : {}), detail: e.detail, position });
   }, true);
 
   window.addEventListener('keydown', (e) => {
