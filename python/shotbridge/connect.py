@@ -8,6 +8,7 @@ names one of the user's browsers, and then ``auto`` never falls back to headless
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from dataclasses import dataclass
 from typing import Literal
@@ -16,6 +17,8 @@ from shotbridge import paths
 from shotbridge.browser import HeadlessBrowser
 from shotbridge.client import BusClient, wait_for_host
 from shotbridge.errors import BrowserError, BusError, NotConnectedError
+
+log = logging.getLogger(__name__)
 
 BrowserMode = Literal["auto", "connected", "headless"]
 
@@ -118,6 +121,8 @@ async def connect(
         except BusError:
             if mode == "connected":
                 raise
+            # On stderr for the CLI (a warning reaches it unconfigured); in the MCP server's log.
+            log.warning("%s", HEADLESS_NOTE)
     return await start_headless(window_size=window_size, device_scale_factor=device_scale_factor)
 
 

@@ -116,7 +116,7 @@ class Desktop:
         with mock.patch.dict(os.environ, self.env(), clear=True):
             yield
 
-    def wait_hosts(self, count: int, timeout: float = 40) -> list[dict[str, Any]]:
+    def wait_hosts(self, count: int, timeout: float = 60) -> list[dict[str, Any]]:
         """Poll until ``count`` hosts with a connected extension are registered; their records."""
         from shotbridge import paths
 
