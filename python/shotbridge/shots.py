@@ -46,6 +46,7 @@ class ShotLabel(Model):
     bounds: Rect  # CSS px, viewport-relative at the screenshot's scroll
     tag: str = ""
     name: str = ""
+    shadow_selector: str = ""  # the ">>>" path when the element is inside a shadow root
 
 
 class Shot(Model):

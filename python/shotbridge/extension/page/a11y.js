@@ -31,7 +31,7 @@
     if (tag === 'a' || tag === 'area') return el.hasAttribute('href') ? 'link' : '';
     if (tag === 'input') {
       const type = (el.getAttribute('type') || '').toLowerCase();
-      if (type === 'hidden') return '';
+      if (type === 'hidden' || type === 'password') return ''; // html-aam: password has no role
       if (INPUT_ROLES[type]) return INPUT_ROLES[type];
       return el.hasAttribute('list') ? 'combobox' : 'textbox';
     }
@@ -42,6 +42,10 @@
     if (tag === 'img') return el.getAttribute('alt') === '' ? 'presentation' : 'img';
     if (tag === 'section') return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'region' : '';
     if (el.hasAttribute('contenteditable') && /** @type {HTMLElement} */ (el).isContentEditable) return 'textbox';
+    if (tag === 'td') return 'cell';
+    if (tag === 'th') return 'columnheader';
+    if (tag === 'tr') return 'row';
+    if (tag === 'svg') return el.querySelector(':scope > title') || el.hasAttribute('aria-label') ? 'img' : '';
     return TAG_ROLES[tag] || '';
   };
 
@@ -50,6 +54,61 @@
     const h = /** @type {HTMLElement} */ (el);
     // innerText follows rendering (skips hidden text); fall back for SVG and friends.
     return L.clean(typeof h.innerText === 'string' ? h.innerText : el.textContent, 200);
+  }
+
+  /** Hidden from the accessibility tree: aria-hidden, or not rendered. @param {Element} el */
+  function a11yHidden(el) {
+    if (el.getAttribute('aria-hidden') === 'true') return true;
+    if (el.localName === 'title' || el.localName === 'desc') return false; // svg children: no boxes
+    const cs = getComputedStyle(el);
+    return cs.display === 'none' || cs.visibility === 'hidden';
+  }
+
+  /**
+   * accname "name from content": text nodes, img alt, svg <title>, aria-label of descendants,
+   * skipping what is hidden (a subset of accname 1.2 step 2F that covers icon controls).
+   * @param {Node} node
+   * @param {number} depth
+   * @returns {string}
+   */
+  function contentName(node, depth = 0) {
+    if (depth > 20) return '';
+    if (node.nodeType === 3) return node.nodeValue || '';
+    if (node.nodeType !== 1) return '';
+    const el = /** @type {Element} */ (node);
+    if (depth > 0) {
+      if (a11yHidden(el)) return '';
+      const aria = L.clean(el.getAttribute('aria-label'));
+      if (aria) return ` ${aria} `;
+      const tag = el.localName;
+      if (tag === 'img' || tag === 'area' || (tag === 'input' && el.getAttribute('type') === 'image')) {
+        return ` ${el.getAttribute('alt') || el.getAttribute('title') || ''} `;
+      }
+      if (tag === 'input' || tag === 'textarea' || tag === 'select') return '';
+    }
+    if (el.localName === 'svg') {
+      const title = [...el.children].find((c) => c.localName === 'title');
+      return title ? ` ${title.textContent || ''} ` : '';
+    }
+    if (['script', 'style', 'template', 'noscript'].includes(el.localName)) return '';
+    const block = depth > 0 && /^(div|p|li|h[1-6]|br|tr|td|th|section)$/.test(el.localName);
+    // A shadow host's rendered content is its shadow tree (slots pull light children in).
+    const sr = L.shadowRootOf ? L.shadowRootOf(el, true) : el.shadowRoot;
+    /** @type {Node[]} */
+    let kids = [...(sr ? sr.childNodes : el.childNodes)];
+    if (el.localName === 'slot') {
+      const assigned = /** @type {HTMLSlotElement} */ (el).assignedNodes();
+      if (assigned.length) kids = assigned;
+    }
+    let out = '';
+    for (const k of kids) out += contentName(k, depth + 1);
+    if (!out.trim() && depth > 0) out = el.getAttribute('title') || '';
+    return block ? ` ${out} ` : out;
+  }
+
+  /** Name of an aria-labelledby / label reference: its content, hidden or not (accname 2B). */
+  function refName(/** @type {Element} */ ref) {
+    return L.clean(ref.getAttribute('aria-label')) || L.clean(contentName(ref, 0), 200);
   }
 
   /**
@@ -62,19 +121,21 @@
     if (labelledby) {
       const parts = labelledby.split(/\s+/).map((id) => {
         const ref = root.getElementById ? root.getElementById(id) : document.getElementById(id);
-        return ref ? textOf(ref) : '';
+        return ref && ref !== el ? refName(ref) : '';
       });
       const t = L.clean(parts.join(' '));
       if (t) return t;
     }
     const aria = L.clean(el.getAttribute('aria-label'));
     if (aria) return aria;
-    const labels = /** @type {any} */ (el).labels;
-    if (labels && labels.length) {
-      const t = L.clean([...labels].map(textOf).join(' '));
-      if (t) return t;
-    }
     const tag = el.localName;
+    if (tag === 'input' || tag === 'textarea' || tag === 'select' || tag === 'meter' || tag === 'progress') {
+      const labels = /** @type {any} */ (el).labels;
+      if (labels && labels.length) {
+        const t = L.clean([...labels].map((l) => L.clean(contentName(l, 0))).join(' '));
+        if (t) return t;
+      }
+    }
     if (tag === 'input') {
       const type = (el.getAttribute('type') || '').toLowerCase();
       if (type === 'button' || type === 'submit' || type === 'reset') {
@@ -91,34 +152,152 @@
       const alt = L.clean(el.getAttribute('alt'));
       if (alt) return alt;
     }
-    if (NAME_FROM_CONTENT.has(role) || tag === 'button' || tag === 'a' || tag === 'summary') {
-      const t = L.clean(textOf(el));
+    if (tag === 'svg') {
+      const title = [...el.children].find((c) => c.localName === 'title');
+      if (title && L.clean(title.textContent)) return L.clean(title.textContent);
+    }
+    if (tag === 'fieldset') {
+      const legend = [...el.children].find((c) => c.localName === 'legend');
+      if (legend) return L.clean(contentName(legend, 0));
+    }
+    if (NAME_FROM_CONTENT.has(role) || tag === 'button' || tag === 'a' || tag === 'summary' || tag === 'label' ||
+      tag === 'td' || tag === 'th' || (!role && L.isInteractive(el))) {
+      const t = L.clean(contentName(el, 0));
       if (t) return t;
     }
     const placeholder = L.clean(el.getAttribute('placeholder') || el.getAttribute('aria-placeholder'));
     if (placeholder) return placeholder;
-    return L.clean(el.getAttribute('title'));
+    const title = L.clean(el.getAttribute('title'));
+    if (title) return title;
+    if (tag === 'video' || tag === 'audio') return L.clean(el.getAttribute('src')?.split('/').pop() || tag);
+    return '';
+  };
+
+  // What people can act on. Roles that make an element a control on their own.
+  const CONTROL_ROLES = ['button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox',
+    'menuitemradio', 'option', 'combobox', 'textbox', 'slider', 'searchbox', 'spinbutton', 'treeitem',
+    'gridcell', 'listbox', 'scrollbar'];
+  L.CONTROL_ROLES = new Set(CONTROL_ROLES);
+  L.INTERACTIVE_SELECTOR = [
+    'button', 'input:not([type="hidden" i])', 'select', 'textarea', 'a[href]', 'area[href]', 'summary',
+    'video[controls]', 'audio[controls]',
+    ...CONTROL_ROLES.filter((r) => r !== 'gridcell' && r !== 'listbox' && r !== 'scrollbar').map((r) => `[role="${r}"]`),
+    '[role="listbox"]', '[onclick]', '[tabindex]:not([tabindex^="-"])', '[contenteditable]:not([contenteditable="false" i])',
+  ].join(', ');
+
+  /**
+   * An element a person can act on: a native control, a control role, a click handler attribute,
+   * keyboard-focusable (tabindex ≥ 0), editable, media with controls, or `cursor: pointer` that
+   * starts here (not inherited from a clickable ancestor) on an element with a role or own text.
+   * Listeners added with addEventListener are invisible to the isolated world: the cursor is the
+   * page's own promise that a click does something.
+   * @param {Element} el
+   */
+  L.isInteractive = (el) => {
+    // A label is not a control of its own: discover shows it in place of a hidden control.
+    if (el.localName === 'label') return false;
+    if (el.matches(L.INTERACTIVE_SELECTOR)) return true;
+    return L.pointerStarts(el);
+  };
+
+  /** `cursor: pointer` set on this element, not inherited from its parent. @param {Element} el */
+  L.pointerStarts = (el) => {
+    if (!(el instanceof HTMLElement) && !(el instanceof SVGElement)) return false;
+    if (getComputedStyle(el).cursor !== 'pointer') return false;
+    const parent = L.composedParent(el);
+    if (parent && getComputedStyle(parent).cursor === 'pointer') return false;
+    // Inside a native control (span in a button): the control is the target.
+    if (parent && parent.closest && parent.closest('a[href], button, label, summary, [role="button"], [role="link"]')) return false;
+    return true;
+  };
+
+  /** Disabled natively (incl. a disabled fieldset) or by aria-disabled on it or an ancestor. */
+  L.isDisabled = (/** @type {Element} */ el) => {
+    try {
+      if (el.matches(':disabled')) return true;
+    } catch {
+      /* not a form element */
+    }
+    for (let n = /** @type {Element | null} */ (el); n; n = L.composedParent(n)) {
+      if (n.getAttribute('aria-disabled') === 'true') return true;
+    }
+    return false;
+  };
+
+  /** The element focused now, through shadow roots. */
+  function deepActive() {
+    let a = document.activeElement;
+    for (let i = 0; a && a.shadowRoot && a.shadowRoot.activeElement && i < 32; i++) a = a.shadowRoot.activeElement;
+    return a;
+  }
+
+  const CHECKABLE = new Set(['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio']);
+
+  /**
+   * States a person sees: only the ones that apply are present (checked for checkables,
+   * expanded/selected when the element declares them; the boolean flags only when true).
+   * @param {Element} el
+   * @param {string} role
+   * @returns {Record<string, boolean | string>}
+   */
+  L.states = (el, role) => {
+    /** @type {Record<string, boolean | string>} */
+    const s = {};
+    const tag = el.localName;
+    const input = /** @type {HTMLInputElement} */ (el);
+    if (tag === 'input' && (input.type === 'checkbox' || input.type === 'radio')) {
+      s.checked = input.indeterminate ? 'mixed' : input.checked;
+    } else if (CHECKABLE.has(role) || el.hasAttribute('aria-checked')) {
+      const a = el.getAttribute('aria-checked');
+      s.checked = a === 'mixed' ? 'mixed' : a === 'true';
+    } else if (el.hasAttribute('aria-pressed')) {
+      const a = el.getAttribute('aria-pressed');
+      s.pressed = a === 'mixed' ? 'mixed' : a === 'true';
+    }
+    if (el.hasAttribute('aria-expanded')) s.expanded = el.getAttribute('aria-expanded') === 'true';
+    else if (tag === 'summary' && el.parentElement?.localName === 'details') {
+      s.expanded = /** @type {HTMLDetailsElement} */ (el.parentElement).open;
+    }
+    if (el.hasAttribute('aria-selected')) s.selected = el.getAttribute('aria-selected') === 'true';
+    else if (tag === 'option') s.selected = /** @type {HTMLOptionElement} */ (el).selected;
+    if (el.hasAttribute('aria-current') && el.getAttribute('aria-current') !== 'false') s.current = el.getAttribute('aria-current') || 'true';
+    if (L.isDisabled(el)) s.disabled = true;
+    if (/** @type {any} */ (el).required || el.getAttribute('aria-required') === 'true') s.required = true;
+    if (
+      ((tag === 'input' || tag === 'textarea') && /** @type {any} */ (el).readOnly) ||
+      el.getAttribute('aria-readonly') === 'true'
+    ) {
+      s.readonly = true;
+    }
+    if (deepActive() === el) s.focused = true;
+    return s;
   };
 
   /**
-   * How an assistant would interact with the element.
+   * How an assistant would interact with the element: `none` for disabled controls and for
+   * containers, `text` for content (headings, paragraphs, cells) that a click does nothing on.
    * @param {Element} el
    * @param {string} role
-   * @returns {'clickable' | 'editable' | 'selectable' | 'toggleable' | 'navigable'}
+   * @returns {'clickable' | 'editable' | 'selectable' | 'toggleable' | 'navigable' | 'none' | 'text'}
    */
   L.interactionHint = (el, role) => {
     const tag = el.localName;
+    if (L.isDisabled(el)) return 'none';
+    if (!L.isInteractive(el) && !L.CONTROL_ROLES.has(role) && !(tag === 'label' && el.hasAttribute('for'))) {
+      return L.visibleText(el) || role === 'img' || role === 'heading' ? 'text' : 'none';
+    }
     if (tag === 'textarea' || /** @type {HTMLElement} */ (el).isContentEditable) return 'editable';
     if (tag === 'input') {
       const type = (el.getAttribute('type') || '').toLowerCase();
       if (type === 'checkbox' || type === 'radio') return 'toggleable';
-      if (TEXT_INPUTS.has(type)) return 'editable';
+      if (TEXT_INPUTS.has(type)) return /** @type {any} */ (el).readOnly ? 'none' : 'editable';
+      if (type === 'range') return 'selectable';
       return 'clickable';
     }
     if (tag === 'select' || tag === 'option') return 'selectable';
     if (['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio'].includes(role)) return 'toggleable';
     if (['textbox', 'searchbox'].includes(role)) return 'editable';
-    if (['option', 'listbox', 'combobox'].includes(role)) return 'selectable';
+    if (['option', 'listbox', 'combobox', 'slider'].includes(role)) return 'selectable';
     if (role === 'link' || (tag === 'a' && el.hasAttribute('href'))) return 'navigable';
     return 'clickable';
   };

@@ -1,14 +1,8 @@
-// discover: elements worth labelling, in reading order, with selectors that match exactly them.
+// discover: elements worth labelling, in reading order, with their names, states, selectors and
+// Playwright locators. Controls a person uses but the DOM hides (an opacity:0 checkbox under a
+// switch pill, a clip-hidden radio) are shown on their visible label.
 (() => {
   const L = (globalThis.__shotbridge = globalThis.__shotbridge || {});
-
-  const INTERACTIVE_SELECTOR = [
-    'button', 'input:not([type="hidden" i])', 'select', 'textarea', 'a[href]', 'area[href]', 'summary',
-    ...['button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox',
-      'menuitemradio', 'option', 'combobox', 'textbox', 'slider', 'searchbox', 'spinbutton', 'treeitem']
-      .map((r) => `[role="${r}"]`),
-    '[onclick]', '[tabindex]:not([tabindex="-1"])', '[contenteditable]:not([contenteditable="false" i])',
-  ].join(', ');
 
   // Roles that mark an element as meaningful in target=all_visible even without own text.
   const CONTENT_ROLES = new Set(['img', 'heading', 'link', 'button', 'checkbox', 'radio', 'switch',
@@ -21,11 +15,103 @@
     'menuitemcheckbox', 'menuitemradio']);
   const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title',
     'br', 'wbr', 'html', 'body', 'option', 'optgroup', 'source', 'track', 'param']);
+  // Scanning every element's computed cursor is linear in the page; beyond this, only the
+  // declared controls are considered.
+  const POINTER_SCAN_LIMIT = 6000;
 
   /** @param {Element} el has a non-blank text node child (its "own" text) */
   function hasOwnText(el) {
     for (const n of el.childNodes) if (n.nodeType === 3 && /\S/.test(n.nodeValue || '')) return true;
     return false;
+  }
+
+  /** A checkbox/radio the page hides to draw its own (opacity 0, clipped, 1 px). @param {Element} el */
+  function hiddenToggle(el, /** @type {DOMRect} */ rect) {
+    if (el.localName !== 'input') return false;
+    const type = /** @type {HTMLInputElement} */ (el).type;
+    if (type !== 'checkbox' && type !== 'radio') return false;
+    if (rect.width <= 2 || rect.height <= 2) return true;
+    const cs = getComputedStyle(el);
+    if (parseFloat(cs.opacity) === 0 || cs.visibility === 'hidden') return true;
+    return /rect\(0/.test(cs.clip) || /inset\(50%\)/.test(cs.clipPath);
+  }
+
+  /** The visible element standing in for a hidden control: its label. @param {Element} el */
+  function proxyOf(el) {
+    const labels = [.../** @type {any} */ (el).labels || []];
+    const wrap = el.closest('label');
+    for (const l of wrap ? [wrap, ...labels] : labels) {
+      const r = l.getBoundingClientRect();
+      if (L.isVisible(l, r)) return { el: /** @type {Element} */ (l), rect: r };
+    }
+    return null;
+  }
+
+  /**
+   * The element on top of `el` at every sample point, or null when `el` (or `also`, e.g. its
+   * label) is reachable somewhere. Elements outside the viewport are never covered.
+   * @param {Element} el
+   * @param {DOMRect} rect
+   * @param {Element[]} also
+   */
+  function coveredBy(el, rect, also) {
+    const x0 = Math.max(rect.left, 0);
+    const x1 = Math.min(rect.right, window.innerWidth);
+    const y0 = Math.max(rect.top, 0);
+    const y1 = Math.min(rect.bottom, window.innerHeight);
+    if (x1 - x0 < 1 || y1 - y0 < 1) return null;
+    const mine = [el, ...also, .../** @type {any} */ (el).labels || []];
+    /** @type {Element | null} */
+    let top = null;
+    for (const [fx, fy] of [[0.5, 0.5], [0.2, 0.2], [0.8, 0.2], [0.2, 0.8], [0.8, 0.8]]) {
+      const hit = L.deepElementFromPoint(x0 + (x1 - x0) * fx, y0 + (y1 - y0) * fy);
+      if (!hit) continue;
+      if (mine.some((m) => L.composedContains(m, hit))) return null;
+      top = top || hit;
+    }
+    return top;
+  }
+
+  /** Candidates for target=interactive: declared controls, then `cursor: pointer` starters. */
+  function interactiveCandidates(/** @type {(Document | ShadowRoot)[]} */ roots) {
+    const out = L.queryAllDeep(L.INTERACTIVE_SELECTOR, { roots });
+    const declared = new Set(out);
+    const all = L.queryAllDeep('*', { roots });
+    if (all.length <= POINTER_SCAN_LIMIT) {
+      for (const el of all) {
+        if (declared.has(el) || SKIP_TAGS.has(el.localName) || !L.pointerStarts(el)) continue;
+        // A pointer wrapper around a declared control repeats it: the control is the target.
+        if (el.querySelector(L.INTERACTIVE_SELECTOR)) continue;
+        const text = /** @type {HTMLElement} */ (el).innerText;
+        if (!el.getAttribute('role') && !(text && text.trim()) && !el.querySelector('svg, img')) continue;
+        out.push(el);
+      }
+    }
+    return out;
+  }
+
+  /** Where the page is crowded for the labels asked for: a hint naming the region. */
+  function crowding(/** @type {{x: number, y: number, width: number, height: number}[]} */ boxes, max, total) {
+    const notes = [];
+    if (total > max) {
+      notes.push(`${total - max} more controls are not labelled (max_annotations=${max}): use annotation_selector ` +
+        'for a part of the page or capture a region.');
+    }
+    const cell = 160;
+    /** @type {Map<string, number>} */
+    const grid = new Map();
+    for (const b of boxes) {
+      const k = `${Math.floor((b.x + b.width / 2) / cell)},${Math.floor((b.y + b.height / 2) / cell)}`;
+      grid.set(k, (grid.get(k) || 0) + 1);
+    }
+    const dense = [...grid].filter(([, n]) => n >= 16).sort((a, b) => b[1] - a[1]);
+    if (dense.length) {
+      const [[k, n]] = dense;
+      const [cx, cy] = k.split(',').map(Number);
+      notes.push(`${n} labels in the ${cell}x${cell} CSS px region at x=${cx * cell}, y=${cy * cell}: labels there are ` +
+        'small and close; capture that region (selector or clip) or use annotation_selector to tell them apart.');
+    }
+    return notes;
   }
 
   /**
@@ -35,7 +121,9 @@
     const target = args.target || 'interactive';
     const max = args.max || 50;
     const includeOffscreen = !!args.include_offscreen;
-    const roots = L.allRoots(document, false); // open shadow roots, as a page author would query
+    // Closed shadow roots too: chrome.dom.openOrClosedShadowRoot lets the extension see them.
+    const roots = L.allRoots(document, true);
+    if (L.resetLocatorCache) L.resetLocatorCache();
 
     /** @type {Element[]} */
     let candidates;
@@ -46,7 +134,7 @@
         return { error: L.invalidSelector(String(args.selector), e) };
       }
     } else if (target === 'interactive') {
-      candidates = L.queryAllDeep(INTERACTIVE_SELECTOR, { roots });
+      candidates = interactiveCandidates(roots);
     } else {
       candidates = L.queryAllDeep('*', { roots }).filter((el) => !SKIP_TAGS.has(el.localName));
     }
@@ -55,24 +143,45 @@
     const vw = window.innerWidth;
     const vh = window.innerHeight;
     const viewportRect = { x: 0, y: 0, width: vw, height: vh };
-    /** @type {{el: Element, rect: DOMRect, role: string}[]} */
+    /** @type {{el: Element, rect: DOMRect, role: string, proxy: Element | null}[]} */
     let kept = [];
+    /** @type {{el: Element, role: string, by: Element}[]} */
+    const hidden = [];
+    const proxied = new Set();
     for (const el of candidates) {
-      const rect = el.getBoundingClientRect();
-      if (!L.isVisible(el, rect)) continue;
+      let rect = el.getBoundingClientRect();
+      /** @type {Element | null} */
+      let proxy = null;
+      if (hiddenToggle(el, rect) && target !== 'custom') {
+        const p = proxyOf(el);
+        if (!p || proxied.has(p.el)) continue;
+        proxy = p.el;
+        proxied.add(p.el);
+        rect = p.rect;
+      } else if (!L.isVisible(el, rect)) {
+        continue;
+      }
       const onScreen = L.overlapArea(rect, viewportRect) > 0;
       if (!onScreen && !includeOffscreen) continue;
       const role = L.role(el);
-      if (target === 'all_visible' && !(hasOwnText(el) || CONTENT_ROLES.has(role) || el.matches(INTERACTIVE_SELECTOR))) {
+      if (target === 'all_visible' && !(hasOwnText(el) || CONTENT_ROLES.has(role) || L.isInteractive(el))) {
         continue;
       }
-      if (onScreen && L.isCovered(el, rect)) continue;
-      kept.push({ el, rect, role });
+      if (onScreen) {
+        const by = coveredBy(proxy || el, rect, proxy ? [el] : []);
+        if (by) {
+          if (target !== 'all_visible' || L.isInteractive(el)) hidden.push({ el, role, by });
+          continue;
+        }
+      }
+      kept.push({ el, rect, role, proxy });
     }
+    // A label that stands in for its hidden control is not listed again as a text or pointer target.
+    kept = kept.filter((k) => !proxied.has(k.el));
 
     if (target === 'all_visible') {
       // Text inside a button/link/heading belongs to that element's name: list the owner only.
-      const owners = new Set(kept.filter((k) => TEXT_OWNER_ROLES.has(k.role) || k.el.matches(INTERACTIVE_SELECTOR)).map((k) => k.el));
+      const owners = new Set(kept.filter((k) => TEXT_OWNER_ROLES.has(k.role) || L.isInteractive(k.el) || k.proxy).map((k) => k.proxy || k.el));
       const listed = new Set(kept.map((k) => k.el));
       kept = kept.filter((k) => {
         for (let p = L.composedParent(k.el); p; p = L.composedParent(p)) if (owners.has(p)) return false;
@@ -91,20 +200,48 @@
     // Order on geometry first: names and unique selectors cost DOM queries, so they are computed
     // only for the `max` elements returned.
     const ordered = L.readingOrder(kept.map((k) => ({ k, bounds: L.rect(k.rect) })));
-    const elements = ordered.slice(0, max).map(({ k: { el, rect, role }, bounds }) => ({
-      selector: L.uniqueSelector(el),
-      tag: el.localName,
-      role,
-      name: L.accessibleName(el, role),
-      text: L.visibleText(el),
-      bounds,
-      interactionHint: L.interactionHint(el, role),
-      in_viewport: L.overlapArea(rect, viewportRect) > 0.5 * rect.width * rect.height,
-    }));
+    const elements = ordered.slice(0, max).map(({ k: { el, rect, role, proxy }, bounds }) => {
+      const name = L.accessibleName(el, role);
+      const sel = L.selectors(el);
+      /** @type {Record<string, any>} */
+      const out = {
+        selector: sel.selector || sel.shadow_selector, // replaced below; kept for resolveAll users
+        css: sel.selector,
+        shadow_selector: sel.shadow_selector,
+        locator: L.locator(el, { role, name, selector: sel.selector }),
+        tag: el.localName,
+        role,
+        name,
+        text: L.visibleText(proxy || el),
+        bounds,
+        interactionHint: L.interactionHint(el, role),
+        in_viewport: L.overlapArea(rect, viewportRect) > 0.5 * rect.width * rect.height,
+        state: L.states(el, role),
+      };
+      if (el.localName === 'input') out.type = /** @type {HTMLInputElement} */ (el).type;
+      if (proxy) out.proxy = L.uniqueSelector(proxy);
+      return out;
+    });
+    for (const e of elements) {
+      // `selector` is plain CSS whenever one exists; shadow paths live in shadow_selector.
+      e.selector = e.css;
+      delete e.css;
+    }
+    const info = L.pageInfo ? L.pageInfo() : {};
     return {
       ...L.pageHeader(),
+      headings: info.headings || [],
+      forms: info.forms || 0,
+      interactive_count: info.interactive_count || 0,
       elements,
       total_found: ordered.length,
+      hidden: hidden.slice(0, 20).map(({ el, role, by }) => ({
+        selector: L.uniqueSelector(el),
+        role,
+        name: L.accessibleName(el, role),
+        hidden_by: L.uniqueSelector(by),
+      })),
+      notes: crowding(elements.map((e) => e.bounds), max, ordered.length),
     };
   };
 })();

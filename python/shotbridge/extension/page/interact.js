@@ -119,7 +119,10 @@
     const res = L.resolveOne(args.selector);
     if (res.error) return false;
     const hit = L.deepElementFromPoint(args.x, args.y);
-    return !!hit && L.composedContains(/** @type {Element} */ (res.element), hit);
+    const el = /** @type {Element} */ (res.element);
+    // A control drawn under its own <label> (custom switches) is reached through the label.
+    const labels = [.../** @type {any} */ (el).labels || []];
+    return !!hit && [el, ...labels].some((t) => L.composedContains(t, hit));
   };
 
   /**

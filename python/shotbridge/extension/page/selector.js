@@ -1,6 +1,7 @@
-// Stable, unique CSS selectors for elements, and the reverse (resolve a selector to one element).
-// Elements inside shadow roots get "host-selector >>> inner-selector" (one ">>>" per shadow
-// boundary, as Puppeteer's pierce syntax); resolveSelector understands the same form.
+// Stable, unique CSS selectors and Playwright locators for elements, and the reverse (resolve a
+// selector to elements). Elements inside shadow roots have no document CSS selector: they get a
+// `shadow_selector` "host-selector >>> inner-selector" (one ">>>" per shadow boundary, as
+// Puppeteer's pierce syntax) that resolveAll understands, and a Playwright locator.
 (() => {
   const L = (globalThis.__shotbridge = globalThis.__shotbridge || {});
 
@@ -24,58 +25,214 @@
   }
 
   /**
-   * Positional path from the root, each step "tag:nth-of-type(k)" (k only when needed); it stops
-   * early at an ancestor that has a unique id.
-   * @param {Element} el
-   * @param {Document | ShadowRoot} root
+   * Ids that frameworks generate (React useId ":r1:", Radix "radix-:r2:", Headless UI, Ember,
+   * MUI, long hex/digit runs, UUIDs): they change between renders or builds, so never anchors.
+   * @param {string} id
    */
-  function cssPath(el, root) {
-    const steps = [];
-    for (let n = /** @type {Element | null} */ (el); n && n.parentNode; n = n.parentElement) {
-      if (n !== el && n.id && matchesOnly(root, `#${esc(n.id)}`, n)) {
-        steps.unshift(`#${esc(n.id)}`);
-        break;
-      }
-      let step = esc(n.localName);
-      const parent = n.parentNode;
-      if (parent) {
-        const same = [...parent.children].filter((c) => c.localName === n.localName);
-        if (same.length > 1) step += `:nth-of-type(${same.indexOf(n) + 1})`;
-      }
-      steps.unshift(step);
-      if (n.parentNode === root) break;
+  L.generatedId = (id) =>
+    /[:]/.test(id) ||
+    /^(radix-|headlessui-|ember\d|ext-gen|mui-\d|react-select-\d|rc_|__)/i.test(id) ||
+    /\d{4,}/.test(id) ||
+    /(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{6,}/i.test(id) ||
+    /^[0-9a-f]{8}-[0-9a-f]{4}-/i.test(id);
+
+  const TEST_ATTRS = ['data-testid', 'data-test-id', 'data-test', 'data-cy', 'data-qa'];
+  /** Attributes that name an element for people or tests, most stable first. */
+  const NAMING_ATTRS = ['name', 'aria-label', 'placeholder', 'title', 'alt', 'for', 'type', 'href', 'role', 'value'];
+
+  /** Stable, self-describing selectors for `el` alone (uniqueness not checked). @param {Element} el */
+  function ownCandidates(el) {
+    const tag = esc(el.localName);
+    /** @type {string[]} */
+    const out = [];
+    for (const a of TEST_ATTRS) {
+      const v = el.getAttribute(a);
+      if (v) out.push(`[${a}=${str(v)}]`);
     }
-    return steps.join(' > ');
+    if (el.id && !L.generatedId(el.id)) out.push(`#${esc(el.id)}`);
+    for (const a of NAMING_ATTRS) {
+      const v = el.getAttribute(a);
+      if (v == null || v === '' || v.length > 80 || (a === 'href' && /^javascript:/i.test(v))) continue;
+      if (a === 'value' && el.localName !== 'input') continue;
+      out.push(`${tag}[${a}=${str(v)}]`);
+    }
+    const classes = [...el.classList].filter((c) => /^[a-z][\w-]{1,30}$/i.test(c) && !/\d{3,}|^(css|sc|jsx|svelte)-/.test(c));
+    if (classes.length) out.push(`${tag}.${classes.slice(0, 2).map(esc).join('.')}`);
+    const name = el.getAttribute('name');
+    const type = el.getAttribute('type');
+    if (name && type) out.push(`${tag}[type=${str(type)}][name=${str(name)}]`);
+    return out;
   }
 
   /**
-   * Selector unique within `el`'s own root (document or shadow root).
-   * Priority: [data-testid] > #id > tag[aria-label] > tag[name] (form fields) > CSS path.
-   * @param {Element} el
+   * Positional step "tag:nth-of-type(k)" (k only when needed) of `n` among its siblings.
+   * @param {Element} n
    */
-  function localSelector(el) {
-    const root = /** @type {Document | ShadowRoot} */ (el.getRootNode());
-    const tag = esc(el.localName);
-    /** @type {string[]} */
-    const candidates = [];
-    const testid = el.getAttribute('data-testid');
-    if (testid) candidates.push(`[data-testid=${str(testid)}]`, `${tag}[data-testid=${str(testid)}]`);
-    if (el.id) candidates.push(`#${esc(el.id)}`);
-    const aria = el.getAttribute('aria-label');
-    if (aria) candidates.push(`${tag}[aria-label=${str(aria)}]`);
-    const name = el.getAttribute('name');
-    if (name && /^(input|select|textarea|button)$/.test(el.localName)) candidates.push(`${tag}[name=${str(name)}]`);
-    for (const c of candidates) if (matchesOnly(root, c, el)) return c;
-    return cssPath(el, root);
+  function positional(n) {
+    let step = esc(n.localName);
+    const parent = n.parentNode;
+    if (parent) {
+      const same = [...parent.children].filter((c) => c.localName === n.localName);
+      if (same.length > 1) step += `:nth-of-type(${same.indexOf(n) + 1})`;
+    }
+    return step;
   }
 
-  /** @param {Element} el */
-  L.uniqueSelector = (el) => {
-    const parts = [localSelector(el)];
-    for (let root = el.getRootNode(); root instanceof ShadowRoot; root = root.host.getRootNode()) {
-      parts.unshift(localSelector(root.host));
+  /**
+   * Selector unique within `el`'s own root (document or shadow root), or '' when none is found:
+   * a stable attribute of the element; else one under the nearest uniquely named ancestor; else
+   * a path of positional steps from such an ancestor (or the root).
+   * @param {Element} el
+   * @param {(sel: string) => boolean} [unique] extra check (e.g. Playwright's piercing CSS)
+   */
+  function localSelector(el, unique = () => true) {
+    const root = /** @type {Document | ShadowRoot} */ (el.getRootNode());
+    const ok = (/** @type {string} */ sel) => matchesOnly(root, sel, el) && unique(sel);
+    const own = ownCandidates(el);
+    for (const c of own) if (ok(c)) return c;
+    // Under a named ancestor: "#settings button[aria-label=Close]", then "... > tag:nth-of-type".
+    const steps = [positional(el)];
+    for (let n = el.parentElement; n; n = n.parentElement) {
+      const anchors = ownCandidates(n).filter((c) => matchesOnly(root, c, n)).slice(0, 2);
+      for (const a of anchors) {
+        for (const c of own) if (ok(`${a} ${c}`)) return `${a} ${c}`;
+        const path = `${a} > ${steps.join(' > ')}`;
+        if (ok(path)) return path;
+      }
+      steps.unshift(positional(n));
+      if (n.parentNode === root) break;
     }
-    return parts.join(' >>> ');
+    const full = steps.join(' > ');
+    const rooted = root instanceof Document ? `html > ${full.replace(/^html > /, '')}` : full;
+    if (ok(full)) return full;
+    return ok(rooted) ? rooted : full;
+  }
+
+  /** Open and closed shadow roots up from `el` (innermost last). @param {Element} el */
+  function hosts(el) {
+    const out = [];
+    for (let root = el.getRootNode(); root instanceof ShadowRoot; root = root.host.getRootNode()) out.unshift(root.host);
+    return out;
+  }
+
+  /** The element sits inside a closed shadow root (Playwright and page scripts cannot reach it). */
+  function inClosedShadow(/** @type {Element} */ el) {
+    for (let root = el.getRootNode(); root instanceof ShadowRoot; root = root.host.getRootNode()) {
+      if (root.mode === 'closed') return true;
+    }
+    return false;
+  }
+
+  /**
+   * `selector`: plain CSS for document.querySelector, '' for elements inside shadow roots (no
+   * such CSS exists). `shadow_selector`: "host >>> inner" (one ">>>" per shadow boundary) that our
+   * interact/resolveAll understand, for those elements only.
+   * @param {Element} el
+   * @returns {{selector: string, shadow_selector: string}}
+   */
+  L.selectors = (el) => {
+    const hs = hosts(el);
+    if (!hs.length) return { selector: localSelector(el), shadow_selector: '' };
+    return { selector: '', shadow_selector: [...hs.map((h) => localSelector(h)), localSelector(el)].join(' >>> ') };
+  };
+
+  /** Back-compatible: the CSS selector, or the ">>>" path inside shadow roots. @param {Element} el */
+  L.uniqueSelector = (el) => {
+    const s = L.selectors(el);
+    return s.selector || s.shadow_selector;
+  };
+
+  // ---- Playwright locators, checked unique on this page with Playwright's rules (open shadow
+  // roots pierced by CSS, role and label queries over the whole page).
+
+  /** Elements under `scope` (its light subtree and every open shadow root below). @param {Element | Document} scope */
+  function deepUnder(scope, /** @type {string} */ sel) {
+    /** @type {Element[]} */
+    const out = [];
+    try {
+      /** @type {(Document | Element | ShadowRoot)[]} */
+      const roots = [scope];
+      if (scope instanceof Element && scope.shadowRoot) roots.push(scope.shadowRoot);
+      for (let i = 0; i < roots.length; i++) {
+        for (const e of roots[i].querySelectorAll('*')) if (e.shadowRoot) roots.push(e.shadowRoot);
+      }
+      for (const r of roots) for (const e of r.querySelectorAll(sel)) out.push(e);
+    } catch {
+      return [];
+    }
+    return [...new Set(out)];
+  }
+
+  /** Hidden for Playwright's role/label queries: not rendered or aria-hidden. */
+  function pwHidden(/** @type {Element} */ el) {
+    for (let n = /** @type {Element | null} */ (el); n; n = L.composedParent(n)) {
+      if (n.getAttribute('aria-hidden') === 'true') return true;
+    }
+    return typeof el.checkVisibility === 'function' ? !el.checkVisibility({ visibilityProperty: true }) : false;
+  }
+
+  const js = (/** @type {string} */ v) => JSON.stringify(v);
+  // Roles where our role matches Playwright's and the name is what a person reads.
+  const PW_ROLES = new Set(['button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox',
+    'menuitemradio', 'option', 'combobox', 'textbox', 'searchbox', 'slider', 'spinbutton', 'treeitem', 'heading']);
+
+  /** @type {{all: Element[]} | null} */
+  let pageCache = null;
+  /** Every element on the page (open shadow roots included), cached for one discover call. */
+  function allElements() {
+    if (!pageCache) pageCache = { all: deepUnder(document, '*') };
+    return pageCache.all;
+  }
+  L.resetLocatorCache = () => {
+    pageCache = null;
+  };
+
+  /**
+   * A Playwright locator string for `el` that matches only it, or '' (closed shadow roots are
+   * out of Playwright's reach). getByTestId > getByRole(role, {name}) > getByLabel > locator(css).
+   * @param {Element} el
+   * @param {{role: string, name: string, selector: string}} info
+   */
+  L.locator = (el, info) => {
+    if (inClosedShadow(el)) return '';
+    const testid = el.getAttribute('data-testid');
+    if (testid && deepUnder(document, `[data-testid=${str(testid)}]`).length === 1) return `getByTestId(${js(testid)})`;
+    const { role, name } = info;
+    const isPassword = el.localName === 'input' && /** @type {HTMLInputElement} */ (el).type === 'password';
+    // Implicit roles only from native elements Playwright maps the same way (not contenteditable).
+    const roleKnown = el.hasAttribute('role') || /^(button|a|input|select|textarea|h[1-6]|option)$/.test(el.localName);
+    if (name && PW_ROLES.has(role) && roleKnown && !isPassword) {
+      const same = allElements().filter((e) => L.role(e) === role && !pwHidden(e) && L.accessibleName(e, role) === name);
+      if (same.length === 1 && same[0] === el) return `getByRole(${js(role)}, { name: ${js(name)}, exact: true })`;
+    }
+    if (name && /^(input|textarea|select)$/.test(el.localName)) {
+      const same = allElements().filter(
+        (e) => /^(input|textarea|select)$/.test(e.localName) && !pwHidden(e) && L.accessibleName(e) === name,
+      );
+      if (same.length === 1 && same[0] === el && (/** @type {any} */ (el).labels?.length || el.hasAttribute('aria-label'))) {
+        return `getByLabel(${js(name)}, { exact: true })`;
+      }
+    }
+    // CSS: Playwright's CSS pierces open shadow roots, so uniqueness is counted across them.
+    const deepUnique = (/** @type {string} */ sel) => {
+      const found = deepUnder(document, sel);
+      return found.length === 1 && found[0] === el;
+    };
+    const hs = hosts(el);
+    if (!hs.length) {
+      const css = deepUnique(info.selector) ? info.selector : localSelector(el, deepUnique);
+      return deepUnique(css) ? `locator(${js(css)})` : '';
+    }
+    const inner = localSelector(el, deepUnique);
+    if (deepUnique(inner)) return `locator(${js(inner)})`;
+    // Chain from the host: locator(host).locator(inner) searches the host's light and shadow trees.
+    const host = hs[hs.length - 1];
+    const hostCss = localSelector(host, (sel) => deepUnder(document, sel).length === 1);
+    const found = deepUnder(host, localSelector(el));
+    if (deepUnder(document, hostCss).length === 1 && found.length === 1 && found[0] === el) {
+      return `locator(${js(hostCss)}).locator(${js(localSelector(el))})`;
+    }
+    return '';
   };
 
   /**
