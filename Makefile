@@ -1,5 +1,5 @@
-# The two commands of README's Quick start.
-.PHONY: demo test setup
+# The two commands of README's Quick start (demo, test), and the release artefacts (dist).
+.PHONY: demo test setup dist
 
 setup:
 	scripts/setup.sh
@@ -10,3 +10,9 @@ demo: setup
 
 test:
 	scripts/test.sh
+
+# abi3 manylinux_2_28 wheels (x86_64; aarch64 when its Rust target can be installed) and the
+# sdist into dist/, then a check of what they carry.
+dist: setup
+	.venv/bin/python scripts/dist.py --out dist
+	.venv/bin/python scripts/check_dist.py dist

@@ -11,6 +11,6 @@ step() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 step "rustfmt";      cargo fmt --all --check
 step "clippy";       cargo clippy --all-targets --quiet -- -D warnings
 step "cargo test";   cargo test --quiet
-step "ruff";         ruff check python tests bench && ruff format --check python tests bench
+step "ruff";         ruff check python tests bench scripts && ruff format --check python tests bench scripts
 if [ -d tests/extension ]; then step "extension unit tests"; node --test tests/extension/; fi
 step "pytest";       python -m pytest -q -p no:cacheprovider "$@"

@@ -63,3 +63,11 @@ def image_bytes() -> Callable[..., bytes]:
         return encode(make_image(width, height, kind), fmt)
 
     return factory
+
+
+@pytest.fixture(scope="session")
+def built_wheel() -> Path:
+    """`make dist`'s wheel for this machine, built once (kept in dist/ while no source changes)."""
+    from scripts import dist
+
+    return dist.wheel_for_tests(Path(__file__).parents[1] / "dist")
