@@ -9,7 +9,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from shotbridge.mcp_server import content, session
+from shotbridge.errors import CommandError
+from shotbridge.mcp_server import arg_errors, content, session
 from shotbridge.mcp_server.settings import SCREENSHOT_MODES, SettingsError
 from shotbridge.mcp_server.state import ServerState
 
@@ -27,7 +28,86 @@ generate_test fixtures. With no settings, shows the current ones.
 action="track" with tab_id (from observe(what="tabs")): the tab every tool acts on."""
 
 
+CSS_EXAMPLES = "e.g. '#ssn', '.secret', 'input[name=card]', '[data-private]'"
+PAIRS = {"]": "[", ")": "("}
+
+
+def css_syntax_error(selector: str) -> str | None:
+    """What is wrong with ``selector`` that any CSS parser would reject, or None.
+
+    A cheap check that needs no browser: emptiness, unbalanced brackets or quotes, a dangling
+    combinator. The browser's own parser (see ``_browser_rejects``) has the last word.
+    """
+    sel = selector.strip()
+    if not sel:
+        return "it is empty"
+    stack: list[str] = []
+    quote = ""
+    escaped = False
+    for ch in sel:
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[(":
+            stack.append(ch)
+        elif ch in "])" and (not stack or stack.pop() != PAIRS[ch]):
+            return f"'{ch}' has no opening bracket"
+    if quote:
+        return "a quoted string is not closed"
+    if stack:
+        return f"'{stack[-1]}' is not closed"
+    if sel[-1] in ">+~,":
+        return f"it ends with '{sel[-1]}'"
+    if sel[0] in ">+~,":
+        return f"it starts with '{sel[0]}'"
+    return None
+
+
+async def _browser_rejects(state: ServerState, selector: str) -> str | None:
+    """The browser's parser verdict through the page library, when a page can be scripted.
+
+    Only over a link that already exists: validating a setting must not launch a browser.
+    """
+    conn = getattr(state.connection, "inner", state.connection)  # a shared-session wrapper
+    if getattr(conn, "_link", True) is None:
+        return None
+    try:
+        await state.connection.request(
+            "discover", {"target": "custom", "selector": selector, "max": 1}, timeout=5
+        )
+    except CommandError as exc:
+        if exc.code == "invalid_selector":
+            return exc.message
+    except Exception:  # not connected, restricted page, timeout: the local check stands
+        return None
+    return None
+
+
+async def check_mask_selectors(state: ServerState, settings: dict[str, Any]) -> None:
+    """Refuse an invalid mask selector at configure time, not at the next capture."""
+    selectors = settings.get("mask_selectors")
+    if not isinstance(selectors, list):
+        return  # the settings' own validation names the type error
+    for sel in selectors:
+        if not isinstance(sel, str):
+            continue
+        why = css_syntax_error(sel) or await _browser_rejects(state, sel)
+        if why:
+            raise ToolError(
+                f"mask_selectors: {sel!r} is not a valid CSS selector ({why}); "
+                f"use CSS selectors, {CSS_EXAMPLES}. Nothing was changed."
+            )
+
+
 def register(server: MCPServer, state: ServerState) -> None:
+    # Tool-argument validation errors reach the model as one plain sentence (all tools).
+    arg_errors.install()
+
     @server.tool(
         name="configure",
         description=DESCRIPTION,
@@ -65,6 +145,7 @@ def register(server: MCPServer, state: ServerState) -> None:
                 raise ToolError("tab_id belongs to action='track'.")
             if settings is None:
                 return content.result([content.text(state.settings.describe())], tool="configure")
+            await check_mask_selectors(state, settings)
             try:
                 message = state.settings.apply(settings)
             except SettingsError as exc:
