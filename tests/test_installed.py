@@ -180,3 +180,10 @@ def test_mcp_stdio_capture_screenshot(installed: Installed, page_url: str) -> No
     assert ImageContent in kinds and TextContent in kinds
     text = next(b.text for b in r.content if isinstance(b, TextContent))
     assert "labels.html" in text and "JPEG" in text
+
+
+def test_print_config_names_the_installed_shotctl(installed: Installed) -> None:
+    r = installed.run("mcp", "--print-config", "claude-desktop")
+    assert r.returncode == 0, r.stderr
+    entry = json.loads(r.stdout)["mcpServers"]["shotbridge"]
+    assert entry == {"command": installed.shotctl, "args": ["mcp"]}

@@ -2,15 +2,40 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+import shlex
 import signal
 import sys
+from pathlib import Path
 from types import FrameType
 
 import click
 
 from shotbridge.cli.options import browser_option, parse_window
+
+CLIENTS = ("claude-code", "cursor", "vscode", "claude-desktop")
+
+
+def server_command() -> list[str]:
+    """How to start this very server by absolute path: GUI clients do not see the shell's PATH."""
+    script = Path(sys.argv[0])
+    if script.name == "shotctl" and script.is_file():
+        return [str(script.absolute()), "mcp"]
+    return [sys.executable, "-m", "shotbridge", "mcp"]
+
+
+def client_config(client: str, command: list[str]) -> str:
+    """The registration for `client`: a shell command (Claude Code) or its JSON config entry."""
+    if client == "claude-code":
+        argv = " ".join(shlex.quote(a) for a in command)
+        return f"claude mcp add --transport stdio --scope user shotbridge -- {argv}"
+    entry: dict[str, object] = {"command": command[0], "args": command[1:]}
+    if client == "vscode":  # .vscode/mcp.json
+        return json.dumps({"servers": {"shotbridge": {"type": "stdio", **entry}}}, indent=2)
+    # ~/.cursor/mcp.json; Claude Desktop's claude_desktop_config.json
+    return json.dumps({"mcpServers": {"shotbridge": entry}}, indent=2)
 
 
 @click.command()
@@ -40,6 +65,12 @@ from shotbridge.cli.options import browser_option, parse_window
 # For tests and benchmarks; the defaults are the documented limits.
 @click.option("--cooldown", type=click.FloatRange(0, 3600), default=5.0, hidden=True)
 @click.option("--session-limit", type=click.IntRange(0, 10_000), default=10, hidden=True)
+@click.option(
+    "--print-config",
+    "print_config",
+    type=click.Choice(CLIENTS),
+    help="Print how to register this server with CLIENT (absolute paths) and exit.",
+)
 def mcp(
     browser: str,
     window_size: str,
@@ -48,13 +79,19 @@ def mcp(
     shared_session: bool,
     cooldown: float,
     session_limit: int,
+    print_config: str | None,
 ) -> None:
     """Serve the MCP tools observe, configure, capture_screenshot and interact over stdio.
 
     \b
-    Register it, e.g. in Claude Code:
-      claude mcp add --transport stdio --scope user shotbridge -- shotctl mcp
+    Clients start it by absolute path (they do not see your shell's PATH):
+      shotctl mcp --print-config claude-code   # or cursor, vscode, claude-desktop
+    prints the registration with this shotctl's full path, e.g.
+      claude mcp add --transport stdio --scope user shotbridge -- "$(command -v shotctl)" mcp
     """
+    if print_config:
+        click.echo(client_config(print_config, server_command()))
+        return
     window = parse_window(window_size)
     level = log_level.upper()
     logging.basicConfig(
