@@ -395,3 +395,138 @@ def test_client_without_host_says_what_to_do(rundir: Path) -> None:
             await BusClient.connect("x", runtime_dir=rundir)
 
     run(scenario())
+
+
+# ---- liveness: slow, stuck and greedy clients (issue 12) ------------------------------------
+
+
+def _peer_hung_up(sock: socket.socket) -> bool:
+    import select
+
+    poller = select.poll()
+    poller.register(sock, select.POLLRDHUP | select.POLLHUP)
+    return any(mask & (select.POLLRDHUP | select.POLLHUP) for _, mask in poller.poll(0))
+
+
+async def _poll(condition: Any, limit: float = 5.0) -> None:
+    deadline = time.monotonic() + limit
+    while not condition():
+        assert time.monotonic() < deadline, "condition never became true"
+        await asyncio.sleep(0.02)
+
+
+def test_client_that_stops_reading_is_disconnected(rundir: Path) -> None:
+    async def blob_handler(conn: BusConnection, msg: dict[str, Any]) -> None:
+        await conn.send({"id": msg["id"], "ok": True, "result": {"blob": b"\0" * 1_000_000}})
+
+    async def scenario() -> None:
+        server = BusServer(rundir / "t.sock", blob_handler, stall_timeout=0.5)
+        await server.start()
+        try:
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.connect(str(server.path))
+            for n in range(20):  # 20 MB of replies it will never read
+                sock.sendall(BUS.encode({"id": str(n), "cmd": "x", "args": {}}))
+            await _poll(lambda: not server.connections)
+            await _poll(lambda: _peer_hung_up(sock))
+            async with await BusClient.connect_path(server.path) as other:  # others unaffected
+                assert len((await other.request("x"))["blob"]) == 1_000_000
+            sock.close()
+        finally:
+            await server.close()
+
+    run(scenario())
+
+
+def test_reply_queue_is_bounded(rundir: Path) -> None:
+    async def scenario() -> None:
+        server = await start_server(rundir)
+        try:
+            async with await BusClient.connect_path(server.path) as client:
+                await client.request("x")
+                (conn,) = server.connections
+                conn.reply_queue_bytes = 10_000
+                conn.writer.transport.pause_reading()  # irrelevant to writing; keep it quiet
+                conn._writer_task.cancel()  # nothing leaves: replies can only pile up
+                ok = [await conn.send({"id": "r", "ok": True, "result": {"pad": "x" * 4000}})]
+                ok += [await conn.send({"id": "r", "ok": True, "result": {"pad": "x" * 4000}})]
+                ok += [await conn.send({"id": "r", "ok": True, "result": {"pad": "x" * 4000}})]
+                assert ok == [True, True, False] and conn.closed
+                assert conn.queued == (0, 0)  # the queue went with it
+        finally:
+            await server.close()
+
+    run(scenario())
+
+
+def test_slow_subscriber_loses_oldest_events_and_is_told_how_many(rundir: Path) -> None:
+    async def scenario() -> None:
+        server = await start_server(rundir)
+        try:
+            async with await BusClient.connect_path(server.path) as client:
+                await client.request("x")
+                (conn,) = server.connections
+                conn.subscribed = True
+                for n in range(5000):  # all in one go: the writer cannot run in between
+                    server.publish({"event": "probe", "data": {"n": n}})
+                assert conn.queued[1] <= 256
+                got: list[dict[str, Any]] = []
+                while not got or got[-1]["data"]["n"] != 4999:
+                    got.append(await client.next_event(timeout=2))
+                delivered = len(got)
+                dropped = sum(e.get("dropped", 0) for e in got)
+                assert dropped > 0 and delivered + dropped == 5000
+                assert conn.dropped_total == dropped
+        finally:
+            await server.close()
+
+    run(scenario())
+
+
+def test_half_sent_frames_share_one_budget(rundir: Path) -> None:
+    async def scenario() -> None:
+        server = BusServer(rundir / "t.sock", echo_handler, incoming_budget=1_000_000)
+        await server.start()
+        try:
+            first = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            first.connect(str(server.path))
+            await asyncio.to_thread(first.sendall, struct.pack(">I", 700_000) + b"\x81" * 300_000)
+            await _poll(lambda: server.budget.used == 700_000)
+            reader, writer = await asyncio.open_unix_connection(str(server.path))
+            writer.write(struct.pack(">I", 700_000))  # does not fit next to the first one
+            reply = await asyncio.wait_for(BUS.aread(reader), 2)
+            assert reply is not None and reply["error"]["code"] == "bad_frame"
+            assert "700000 bytes refused" in reply["error"]["message"]
+            assert await BUS.aread(reader) is None
+            writer.close()
+            first.close()  # leaves mid-frame: its reservation is handed back at once
+            await _poll(lambda: server.budget.used == 0)
+            async with await BusClient.connect_path(server.path) as client:
+                blob = b"\x01" * 700_000  # now it fits
+                assert (await client.request("x", {"blob": blob}))["echo"]["blob"] == blob
+        finally:
+            await server.close()
+
+    run(scenario())
+
+
+def test_close_is_bounded_whatever_the_clients_do(rundir: Path) -> None:
+    async def scenario() -> None:
+        server = BusServer(rundir / "t.sock", echo_handler)
+        await server.start()
+        stuck = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        stuck.connect(str(server.path))
+        request = BUS.encode({"id": "1", "cmd": "x", "args": {"pad": "x" * 2_000_000}})
+        await asyncio.to_thread(stuck.sendall, request)
+        await _poll(lambda: bool(server.connections))
+        (conn,) = server.connections
+        await _poll(lambda: conn.writer.transport.get_write_buffer_size() > 0)
+        started = time.monotonic()
+        await server.close({"event": "host_closing", "data": {"reason": "test"}}, flush=0.3)
+        assert time.monotonic() - started < 1.5
+        assert conn.writer.transport.is_closing()
+        stuck.close()
+
+    run(scenario())

@@ -202,9 +202,12 @@ class Codec:
                     raise FrameError(f"truncated {self.name} frame: got {got} of {length} bytes")
                 view[got : got + len(chunk)] = chunk
                 got += len(chunk)
+            return buf
         finally:
+            # A failed read's traceback keeps this frame (and its locals) alive until the cycle
+            # collector runs: drop the buffer now so its memory goes back at once.
             view.release()
-        return buf
+            del buf
 
     async def awrite(self, writer: asyncio.StreamWriter, msg: Message) -> None:
         writer.write(self.encode(msg))
