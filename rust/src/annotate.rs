@@ -1,6 +1,7 @@
 //! Set-of-Mark labels: a 2 px outline around each box and a numbered badge (white
 //! anti-aliased digits on a saturated dark fill with a 1 px white border, so it reads on light
-//! and dark pages). Colours cycle through a palette by label number.
+//! and dark pages). Colours come from a 12-hue palette, chosen so that boxes near each other never
+//! share one; a badge pushed away from its box is tied to it by a thin leader line.
 
 use crate::font::digits;
 use crate::geometry::{FRect, IRect};
@@ -14,7 +15,7 @@ const PAD_Y: i64 = 2;
 const WHITE: Rgb = [255, 255, 255];
 
 /// Dark, saturated fills: white text stays readable on every one of them.
-const PALETTE: [Rgb; 8] = [
+const PALETTE: [Rgb; 12] = [
     [0xC6, 0x28, 0x28], // red
     [0x15, 0x65, 0xC0], // blue
     [0x2E, 0x7D, 0x32], // green
@@ -23,10 +24,66 @@ const PALETTE: [Rgb; 8] = [
     [0x00, 0x69, 0x5C], // teal
     [0xAD, 0x14, 0x57], // pink
     [0x28, 0x35, 0x93], // indigo
+    [0x4E, 0x34, 0x2E], // brown
+    [0x00, 0x60, 0x64], // dark cyan
+    [0x82, 0x77, 0x17], // olive
+    [0x37, 0x47, 0x4F], // blue grey
 ];
+
+/// Boxes closer than this (output px, edge to edge) count as neighbours for colouring.
+const NEIGHBOUR_PX: i64 = 48;
+/// A badge further than this from where it wanted to sit gets a leader line to its box.
+const LEADER_AFTER_PX: i64 = 6;
 
 pub fn colour(number: u32) -> Rgb {
     PALETTE[(number.wrapping_sub(1) % PALETTE.len() as u32) as usize]
+}
+
+/// Edge-to-edge gap between two rectangles (0 when they touch or overlap).
+fn gap(a: IRect, b: IRect) -> i64 {
+    let dx = (a.x0 - b.x1).max(b.x0 - a.x1).max(0);
+    let dy = (a.y0 - b.y1).max(b.y0 - a.y1).max(0);
+    dx.max(dy)
+}
+
+/// Palette index per box: the label's own hue unless an earlier neighbour has it, then the
+/// next hue no neighbour uses (12 hues: a box has fewer neighbours than that in practice).
+fn pick_colours(targets: &[IRect], numbers: &[u32]) -> Vec<Rgb> {
+    let mut idx: Vec<usize> = Vec::with_capacity(targets.len());
+    for (i, t) in targets.iter().enumerate() {
+        let near: Vec<usize> = (0..i)
+            .filter(|&j| gap(*t, targets[j]) < NEIGHBOUR_PX)
+            .map(|j| idx[j])
+            .collect();
+        let start = (numbers[i].wrapping_sub(1) as usize) % PALETTE.len();
+        let pick = (0..PALETTE.len())
+            .map(|k| (start + k) % PALETTE.len())
+            .find(|c| !near.contains(c))
+            .unwrap_or(start);
+        idx.push(pick);
+    }
+    idx.into_iter().map(|i| PALETTE[i]).collect()
+}
+
+/// A 1 px line from the badge's nearest edge point to the box's nearest edge point.
+fn leader(img: &mut Raster, badge: IRect, target: IRect, rgb: Rgb, undo: Option<&mut Vec<Patch>>) {
+    let near = |r: IRect, x: i64, y: i64| (x.clamp(r.x0, r.x1 - 1), y.clamp(r.y0, r.y1 - 1));
+    let (bx, by) = ((badge.x0 + badge.x1) / 2, (badge.y0 + badge.y1) / 2);
+    let (tx, ty) = near(target, bx, by);
+    let (sx, sy) = near(badge, tx, ty);
+    let steps = (tx - sx).abs().max((ty - sy).abs()).max(1);
+    let mut points = Vec::with_capacity(steps as usize + 1);
+    for k in 0..=steps {
+        points.push((sx + (tx - sx) * k / steps, sy + (ty - sy) * k / steps));
+    }
+    if let Some(u) = undo {
+        let (x0, x1) = (sx.min(tx), sx.max(tx) + 1);
+        let (y0, y1) = (sy.min(ty), sy.max(ty) + 1);
+        img.save(IRect::new(x0, y0, x1, y1), u);
+    }
+    for (x, y) in points {
+        img.fill_rect(IRect::new(x, y, x + 1, y + 1), rgb);
+    }
 }
 
 /// A box to label, already mapped to output pixels (None: non-finite input).
@@ -69,28 +126,43 @@ pub fn annotate(
     let mut result = Annotated::default();
     let mut wanted = Vec::new();
     let mut numbers = Vec::new();
+    let mut targets = Vec::new();
     for label in labels.iter().take(MAX_BADGES) {
         let Some(rect) = label.rect.filter(|r| touches(r, img.width, img.height)) else {
             result.offscreen += 1;
             continue;
         };
         let target = rect.round();
+        let (bw, bh) = badge_size(label.number);
+        wanted.push(preferred(target, bw, bh, img_w, img_h));
+        numbers.push(label.number);
+        targets.push(target);
+    }
+    let colours = pick_colours(&targets, &numbers);
+    for (&target, &rgb) in targets.iter().zip(&colours) {
         for band in outline(target) {
             if let Some(u) = undo.as_deref_mut() {
                 img.save(band, u);
             }
-            img.fill_rect(band, colour(label.number));
+            img.fill_rect(band, rgb);
         }
-        let (bw, bh) = badge_size(label.number);
-        wanted.push(preferred(target, bw, bh, img_w, img_h));
-        numbers.push(label.number);
+    }
+    let slots = place(&wanted, img_w, img_h);
+    // Leaders first, badges on top: a line never crosses a number.
+    for ((slot, want), (&target, &rgb)) in
+        slots.iter().zip(&wanted).zip(targets.iter().zip(&colours))
+    {
+        let moved = (slot.x - want.x).abs().max((slot.y - want.y).abs());
+        if moved > LEADER_AFTER_PX && gap(slot.rect(), target) > 0 {
+            leader(img, slot.rect(), target, rgb, undo.as_deref_mut());
+        }
     }
     // Badges go on top of every outline, so a later box never hides an earlier label.
-    for (slot, &number) in place(&wanted, img_w, img_h).iter().zip(&numbers) {
+    for ((slot, &number), &rgb) in slots.iter().zip(&numbers).zip(&colours) {
         if let Some(u) = undo.as_deref_mut() {
             img.save(slot.rect(), u);
         }
-        draw_badge(img, *slot, number);
+        draw_badge(img, *slot, number, rgb);
     }
     result.drawn = numbers.len() as u32;
     result
@@ -110,9 +182,9 @@ fn outline(r: IRect) -> Vec<IRect> {
     ]
 }
 
-fn draw_badge(img: &mut Raster, s: Slot, number: u32) {
+fn draw_badge(img: &mut Raster, s: Slot, number: u32, fill: Rgb) {
     img.fill_rect(s.rect(), WHITE);
-    img.fill_rect(s.rect().grow(-1), colour(number));
+    img.fill_rect(s.rect().grow(-1), fill);
     let d = digits();
     let mut x = s.x + 1 + PAD_X;
     let y = s.y + 1 + PAD_Y;
@@ -184,6 +256,73 @@ mod tests {
             .map(|n| label(f64::from(n), 300.0, 30.0, 20.0, n))
             .collect();
         assert_eq!(annotate(&mut img, &labels, None).drawn, 100);
+    }
+
+    #[test]
+    fn neighbours_never_share_a_colour() {
+        // A 7 x 5 calendar grid of 30 x 26 px cells, 2 px apart, labels 1..35.
+        let mut targets = Vec::new();
+        let mut numbers = Vec::new();
+        for n in 0..35u32 {
+            let (c, r) = (i64::from(n % 7), i64::from(n / 7));
+            targets.push(IRect::new(c * 32, r * 28, c * 32 + 30, r * 28 + 26));
+            numbers.push(n + 1);
+        }
+        let colours = pick_colours(&targets, &numbers);
+        for i in 0..targets.len() {
+            for j in 0..i {
+                if gap(targets[i], targets[j]) < NEIGHBOUR_PX {
+                    assert_ne!(
+                        colours[i],
+                        colours[j],
+                        "{} and {} share a hue",
+                        i + 1,
+                        j + 1
+                    );
+                }
+            }
+        }
+        // Far apart, labels keep their own hue (stable across captures).
+        let far = pick_colours(
+            &[IRect::new(0, 0, 10, 10), IRect::new(500, 500, 510, 510)],
+            &[1, 13],
+        );
+        assert_eq!(far, vec![colour(1), colour(13)]);
+    }
+
+    #[test]
+    fn a_displaced_badge_gets_a_leader_line() {
+        // Six boxes at one spot: later badges move away, and lines tie the far ones to the box.
+        let boxr = IRect::new(100, 100, 120, 120);
+        let mut img = Raster::filled(300, 200, 3, WHITE);
+        let labels: Vec<_> = (1..=6)
+            .map(|n| label(100.0, 100.0, 20.0, 20.0, n))
+            .collect();
+        annotate(&mut img, &labels, None);
+        let numbers: Vec<u32> = (1..=6).collect();
+        let colours = pick_colours(&[boxr; 6], &numbers);
+        let wanted: Vec<_> = numbers
+            .iter()
+            .map(|&n| preferred(boxr, badge_size(n).0, badge_size(n).1, 300, 200))
+            .collect();
+        let slots = place(&wanted, 300, 200);
+        let far = (0..6)
+            .find(|&k| gap(slots[k].rect(), boxr) > 0)
+            .expect("a badge away from its box");
+        let inside = |r: IRect, x: u32, y: u32| {
+            let (x, y) = (i64::from(x), i64::from(y));
+            x >= r.x0 && x < r.x1 && y >= r.y0 && y < r.y1
+        };
+        let mut line = 0;
+        for y in 0..200u32 {
+            for x in 0..300u32 {
+                let on_badge = slots.iter().any(|s| inside(s.rect(), x, y));
+                if img.pixel(x, y) == colours[far] && !on_badge && !inside(boxr, x, y) {
+                    line += 1;
+                }
+            }
+        }
+        assert!(line > 0, "no leader line drawn");
     }
 
     #[test]
