@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from types import FrameType
 
+import anyio
 import click
 
 from shotbridge.cli.options import browser_option, parse_window
@@ -102,6 +103,7 @@ def mcp(
 
     from shotbridge.mcp_server import Connection, ServerState, build_server, bus_factory
     from shotbridge.mcp_server.ratelimit import ScreenshotBudget
+    from shotbridge.mcp_server.stdio_guard import serve_stdio
 
     connection = Connection(bus_factory(browser, window))  # type: ignore[arg-type]
     state = ServerState(
@@ -123,7 +125,9 @@ def mcp(
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, exit_on_signal)
     try:
-        server.run("stdio")
+        # The SDK's transport, with every line screened first: malformed requests get a
+        # JSON-RPC error instead of silence (stdio_guard).
+        anyio.run(serve_stdio, server)
     except KeyboardInterrupt:
         pass
     finally:
