@@ -12,10 +12,13 @@
   const MAX_URL = 2000;
   const MAX_BODY = 10_000;
   const ERROR_KINDS = new Set(['console', 'exception', 'rejection']);
-  /** Per-kind token buckets: a page can report at most `rate` entries/s after a `burst`. */
-  const BUDGET = { error: { rate: 5, burst: 30 }, network: { rate: 20, burst: 100 } };
-  const buckets = { error: { tokens: BUDGET.error.burst, at: performance.now() },
-    network: { tokens: BUDGET.network.burst, at: performance.now() } };
+  /**
+   * Per-kind token buckets: a page can report at most `rate` entries/s after a `burst`. Console
+   * calls (the page's say-so) have their own, so a console flood never hides a real exception.
+   */
+  const BUDGET = { console: { rate: 5, burst: 30 }, exception: { rate: 5, burst: 30 }, network: { rate: 20, burst: 100 } };
+  /** @type {Record<keyof typeof BUDGET, {tokens: number, at: number}>} */
+  const buckets = /** @type {any} */ (Object.fromEntries(Object.entries(BUDGET).map(([k, v]) => [k, { tokens: v.burst, at: performance.now() }])));
   /** @type {MessagePort | null} */
   let port = null;
   let network = false;
@@ -33,7 +36,7 @@
     (typeof v === 'number' && Number.isFinite(v) ? Math.max(0, Math.min(hi, Math.round(v))) : 0);
   const optText = (/** @type {unknown} */ v, /** @type {number} */ max) => (typeof v === 'string' ? cut(v, max) : null);
 
-  /** @param {'error' | 'network'} kind */
+  /** @param {keyof typeof BUDGET} kind */
   function allow(kind) {
     const b = buckets[kind];
     const t = performance.now();
@@ -95,7 +98,7 @@
     if (!d || typeof d !== 'object') return;
     if (d.kind === 'error') {
       const entry = errorEntry(d.entry);
-      if (entry && allow('error')) toWorker({ type: 'shotbridge:page_error', entry });
+      if (entry && allow(entry.kind === 'console' ? 'console' : 'exception')) toWorker({ type: 'shotbridge:page_error', entry });
     } else if (d.kind === 'network' && network) {
       const entry = networkEntry(d.entry);
       if (entry && allow('network')) toWorker({ type: 'shotbridge:network', entry });

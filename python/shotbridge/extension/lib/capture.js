@@ -110,9 +110,12 @@ async function probe(tabId, selector, maskSelectors, motion = {}) {
   } catch (e) {
     const code = /** @type {any} */ (e).code;
     if (code === Code.RESTRICTED_PAGE || code === Code.TAB_CLOSED || code === Code.NAVIGATION_FAILED) throw e;
-    throw new ShotError(Code.CAPTURE_FAILED, `Could not collect password masks, so no image was taken: ${/** @type {Error} */ (e).message}`);
+    const msg = /** @type {Error} */ (e).message;
+    if (NAVIGATING.test(msg)) throw new Moved('the page navigated to another document');
+    throw new ShotError(Code.CAPTURE_FAILED, `Could not collect password masks, so no image was taken: ${msg}`);
   }
   const top = frames.find((f) => f.frameId === 0);
+  if (top?.error && NAVIGATING.test(top.error)) throw new Moved('the page navigated to another document');
   if (!top || top.error || !top.value) {
     throw new ShotError(Code.CAPTURE_FAILED, `Could not collect password masks, so no image was taken: ${top?.error || 'no answer from the page'}`);
   }
@@ -183,6 +186,42 @@ async function loaderOf(dbg) {
 }
 
 const MAX_ATTEMPTS = 3;
+
+/** Resume animations a probe paused, when the attempt ended before its second probe. @param {number} tabId */
+async function thawAll(tabId) {
+  await callPageAll(tabId, 'thawAnimations', null, { allFrames: true }).catch(() => {});
+}
+/** What chrome.scripting says when the document went away under it. */
+const NAVIGATING = /Frame with ID \d+ was removed|No frame with id|frame was removed|document was unloaded|Execution context was destroyed/i;
+
+/** The page moved on (another document) mid-capture: try again, up to MAX_ATTEMPTS. */
+class Moved extends ShotError {
+  /** @param {string} why */
+  constructor(why) {
+    super(Code.CAPTURE_FAILED, why);
+    this.why = why;
+  }
+}
+
+/**
+ * Rejects with Moved once the top frame's loader differs from `loader` (polled): a screenshot
+ * asked for during a navigation can wait for a frame that never comes.
+ * @param {import('./debugger.js').DebuggerHandle} dbg
+ * @param {string} loader
+ */
+function watchLoader(dbg, loader) {
+  let stop = false;
+  /** @type {Promise<never>} */
+  const moved = (async () => {
+    while (!stop) {
+      await sleep(150);
+      if (!stop && (await loaderOf(dbg).catch(() => loader)) !== loader) throw new Moved('the page navigated to another document');
+    }
+    return /** @type {never} */ (undefined);
+  })();
+  moved.catch(() => {});
+  return { moved, stop: () => { stop = true; } };
+}
 
 /** @param {string} why */
 function refuse(why) {
@@ -371,17 +410,42 @@ async function captureCdp(ctx, tabId, active, a, timings) {
  */
 async function cdpAttempts(ctx, tabId, active, a, timings, dbg) {
   for (let attempt = 1; ; attempt++) {
+    try {
+      const out = await cdpAttempt(ctx, tabId, active, a, timings, dbg, attempt);
+      if (out) return out;
+    } catch (e) {
+      await thawAll(tabId);
+      if (!(e instanceof Moved)) throw e;
+      if (attempt >= MAX_ATTEMPTS) throw refuse(e.why);
+      continue;
+    }
+    await thawAll(tabId);
+  }
+}
+
+/**
+ * One try: the result, or null when the page changed under it (try again).
+ * @param {import('./context.js').CommandContext} ctx
+ * @param {number} tabId
+ * @param {boolean} active
+ * @param {CaptureArgs} a
+ * @param {Record<string, number>} timings
+ * @param {import('./debugger.js').DebuggerHandle} dbg
+ * @param {number} attempt 1-based
+ */
+async function cdpAttempt(ctx, tabId, active, a, timings, dbg, attempt) {
+  {
     ctx.step = 'probe page + Page.getLayoutMetrics';
     const [loader, pre, metrics] = await Promise.all([
       loaderOf(dbg),
-      timed(timings, 'masks', probe(tabId, a.selector, a.mask_selectors)),
+      timed(timings, 'masks', probe(tabId, a.selector, a.mask_selectors, { freeze: true })),
       timed(timings, 'metrics', dbg.send('Page.getLayoutMetrics')),
     ]);
     if (!pre.painted) {
       // A new document: Chrome still shows the old one's pixels until it paints.
       if (attempt >= MAX_ATTEMPTS) throw refuse('the page had not painted');
       await callPage(tabId, 'nextPaint', { max_ms: 300 }).catch(() => {});
-      continue;
+      return null;
     }
     const plan = planClip(pre, metrics, a);
     ctx.step = 'Page.captureScreenshot';
@@ -420,21 +484,28 @@ async function cdpAttempts(ctx, tabId, active, a, timings, dbg) {
           'and background tabs are not rendered. Make it the active tab, then retry.');
       })]);
     }
-    const shot = await timed(timings, 'capture', screenshot);
+    const watch = watchLoader(dbg, loader);
+    /** @type {any} */
+    let shot;
+    try {
+      shot = await timed(timings, 'capture', Promise.race([screenshot, watch.moved]));
+    } finally {
+      watch.stop();
+    }
     // One image, one document: the same document (loader and page-side id), URL and scroll
     // before and after the pixels, or the masks may describe another page. The second probe's
     // masks are added too (a field moved by script lands in one of the two).
     ctx.step = 'check the document after capture';
     const [loaderAfter, post, after] = await Promise.all([
       loaderOf(dbg),
-      timed(timings, 'masks', probe(tabId, null, a.mask_selectors)),
+      timed(timings, 'masks', probe(tabId, null, a.mask_selectors, { thaw: true })),
       timed(timings, 'metrics', dbg.send('Page.getLayoutMetrics')),
     ]);
     const why = loader !== loaderAfter ? 'the page navigated to another document'
       : !sameViewport(metrics, after) ? 'the page scrolled or resized' : documentMismatch(pre, post);
     if (why) {
       if (attempt >= MAX_ATTEMPTS) throw refuse(why);
-      continue;
+      return null;
     }
     const dataUrl = `data:image/${a.format};base64,${shot.data}`;
     const tiles = tileShots === null ? undefined : /** @type {{area: Rect, data: string}[]} */ (tileShots).map((t) => ({
@@ -468,6 +539,7 @@ async function cdpAttempts(ctx, tabId, active, a, timings, dbg) {
 // instead of rendering a new one, and needs no debugger (so no "started debugging this browser"
 // bar in the user's window). Chrome allows it about twice a second.
 const VISIBLE_MIN_INTERVAL_MS = 550;
+const VISIBLE_MIN_AGE_MS = 1000;
 let lastVisibleAt = -Infinity;
 
 /**
@@ -517,24 +589,47 @@ async function captureVisible(ctx, tab, a, timings, why) {
   for (let attempt = 1; ; attempt++) {
     // No debugger here: the page's own animations are paused (where it has secrets) from the
     // first probe to the second, which resumes them.
-    let post = null;
     let pre;
     let dataUrl;
+    /** @type {unknown} */
+    let failed = null;
     try {
       pre = await timed(timings, 'masks', probe(tabId, a.selector, a.mask_selectors, { freeze: true }));
       // A bad selector is the caller's error even when only the visible area can be captured.
       if (pre.target?.error) throw new ShotError(pre.target.error.code, pre.target.error.message);
+      // captureVisibleTab reads the last frame the window showed, which can lag behind: a young
+      // document may still be on screen as its predecessor. Only an established one is taken
+      // this way (method "auto" then uses CDP, which renders a fresh frame).
+      if (pre.paint_age_ms < VISIBLE_MIN_AGE_MS) {
+        if (a.method !== 'visible') throw new ShotError(Code.CAPTURE_FAILED, 'the page is too new for a visible-area capture');
+        await sleep(VISIBLE_MIN_AGE_MS - Math.max(0, pre.paint_age_ms));
+        throw new Moved('the page kept loading new documents');
+      }
+      // Secrets in motion: CDP pauses the animations and renders a fresh frame; here the last
+      // shown frame may predate the pause (measured: 2 of 20 leaked), so "auto" hands over to
+      // CDP and "visible" refuses.
+      if (pre.frozen > 0) {
+        throw new ShotError(Code.CAPTURE_FAILED,
+          'A secret field on this page is animated, and a visible-area capture cannot be sure to mask it ' +
+          '(it reads the last frame shown); no image was taken. Use method "cdp" (or "auto").');
+      }
+      if (pre.hasSecrets) await callPage(tabId, 'nextPaint', { max_ms: 300 }).catch(() => {});
       dataUrl = await timed(timings, 'capture', captureVisibleTab(tab.windowId, {
         format: a.format,
         ...(a.format === 'jpeg' ? { quality: a.quality } : {}),
       }));
-    } finally {
-      post = await timed(timings, 'masks', probe(tabId, null, a.mask_selectors, { thaw: true })).catch((e) => e);
+    } catch (e) {
+      failed = e;
     }
+    const post = await timed(timings, 'masks', probe(tabId, null, a.mask_selectors, { thaw: true })).catch((e) => e);
+    const moved = [failed, post].find((e) => e instanceof Moved);
+    if (moved && attempt < MAX_ATTEMPTS) continue;
+    if (moved) throw refuse(/** @type {Moved} */ (moved).why);
+    if (failed) throw failed;
     if (post instanceof Error) throw post;
-    const why = documentMismatch(pre, post);
-    if (why) {
-      if (attempt >= MAX_ATTEMPTS) throw refuse(why);
+    const mismatch = documentMismatch(pre, post);
+    if (mismatch) {
+      if (attempt >= MAX_ATTEMPTS) throw refuse(mismatch);
       if (!pre.painted) await callPage(tabId, 'nextPaint', { max_ms: 300 }).catch(() => {});
       continue;
     }

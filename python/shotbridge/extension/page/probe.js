@@ -120,6 +120,12 @@
     }
   }
 
+  // Resume what a probe paused, after a capture attempt that ended early.
+  L.thawAnimations = () => {
+    thaw();
+    return true;
+  };
+
   /**
    * Masks and geometry. `freeze` pauses this document's animations first when it holds secrets
    * (the visible-tab path has no debugger to pause them); `thaw` resumes them after the masks
@@ -164,6 +170,12 @@
       // Chrome keeps showing the previous document until the new one first paints: an image
       // taken before that shows other pixels than these masks describe.
       painted: performance.getEntriesByType('paint').length > 0,
+      frozen: frozen.length, // animations paused by this probe (freeze)
+      // How long this document has been on screen (ms since its first paint; -1: not yet).
+      paint_age_ms: (() => {
+        const first = performance.getEntriesByType('paint')[0];
+        return first ? performance.now() - first.startTime : -1;
+      })(),
       document: documentSize(),
       target,
       masks: out.masks,

@@ -1,0 +1,173 @@
+"""Hostile pages vs. the session record, in real Chromium (issue 9, defects 3, 7, 9, 11): a page
+cannot write errors or requests into the record, cannot flood the user's steps out of it, and
+network=false records nothing; a field that was ever secret stays redacted and masked after a
+show-password toggle; a page's lone UTF-16 surrogates never break a tool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from shotbridge.browser import HeadlessBrowser
+from shotbridge.client import BusClient
+from shotbridge.generate import playwright, report
+from shotbridge.generate.steps import Session
+
+from tests.e2e.test_security_capture import green_pixels
+from tests.mcp_stdio import McpSession
+
+pytestmark = pytest.mark.browser
+
+Request = Callable[..., Awaitable[dict[str, Any]]]
+
+
+async def _until(
+    c: BusClient, ok: Callable[[list[dict[str, Any]]], bool], what: str
+) -> list[dict[str, Any]]:
+    """Poll the timeline until ``ok(entries)``; fail with the entries after 15 s."""
+    entries: list[dict[str, Any]] = []
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        entries = (await c.request("timeline", {}, timeout=10))["entries"]
+        if ok(entries):
+            return entries
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"timeline never showed {what}: {entries[-20:]}")
+
+
+def _errors(entries: list[dict[str, Any]], text: str) -> list[dict[str, Any]]:
+    return [e for e in entries if e["type"] == "error" and text in e["message"]]
+
+
+def test_pages_cannot_forge_flood_or_keep_recording_network(
+    browser: HeadlessBrowser, pages_url: str
+) -> None:
+    url = f"{pages_url}/security/forge.html"
+
+    async def run() -> None:
+        async with await BusClient.connect(runtime_dir=browser.runtime_dir) as c:
+
+            async def click(sel: str) -> None:
+                await c.request("interact", {"action": "click", "selector": sel}, timeout=30)
+
+            await c.request("record_config", {"network": False}, timeout=10)
+            await c.request("interact", {"action": "navigate", "url": url}, timeout=30)
+            await click("#forge")
+            await click("#fetch")
+            await click("#throw")  # a real error: the sentinel that the page's events arrived
+            entries = await _until(c, lambda es: bool(_errors(es, "REAL-ERROR")), "REAL-ERROR")
+            dump = json.dumps(entries)
+            assert "FORGED" not in dump, [e for e in entries if "FORGED" in json.dumps(e)]
+            assert not [e for e in entries if e["type"] == "network"]
+            (real,) = _errors(entries, "REAL-ERROR")
+            assert real["trusted"] is True and real["kind"] == "exception"
+            errors = await c.request("errors", {}, timeout=10)
+            assert "FORGED" not in json.dumps(errors)
+
+            # Network capture on: a real request is recorded (as page-reported) ...
+            await c.request("record_config", {"network": True}, timeout=10)
+            await click("#fetch")
+            entries = await _until(
+                c, lambda es: any(e["type"] == "network" for e in es), "a network entry"
+            )
+            (net,) = [e for e in entries if e["type"] == "network"]
+            assert "real-request" in net["url"] and net["trusted"] is False
+            # ... and off again: the page's hooks stay in place but nothing more is recorded.
+            await c.request("record_config", {"network": False}, timeout=10)
+            await click("#fetch")
+            await click("#forge")
+            await click("#throw")
+            entries = await _until(
+                c, lambda es: len(_errors(es, "REAL-ERROR")) == 2, "the second REAL-ERROR"
+            )
+            assert len([e for e in entries if e["type"] == "network"]) == 1
+            assert "FORGED" not in json.dumps(entries)
+
+            # A flood of page errors cannot push the user's steps out of the record.
+            await click("#flood")
+            await click("#throw")
+            entries = await _until(
+                c, lambda es: len(_errors(es, "REAL-ERROR")) == 3, "the third REAL-ERROR"
+            )
+            assert any(e["type"] == "nav" and e["url"] == url for e in entries)
+            clicks = [e for e in entries if e["type"] == "action" and e["kind"] == "click"]
+            assert len(clicks) == 9, clicks
+            assert len(_errors(entries, "FLOOD")) <= 40  # rate-limited at the source
+
+    asyncio.run(run())
+
+
+def test_a_field_that_was_ever_secret_stays_secret(
+    browser: HeadlessBrowser, pages_url: str
+) -> None:
+    async def run() -> None:
+        async with await BusClient.connect(runtime_dir=browser.runtime_dir) as c:
+
+            async def act(**args: Any) -> dict[str, Any]:
+                return await c.request("interact", args, timeout=30)
+
+            url = f"{pages_url}/security/toggle.html"
+            results = [await act(action="navigate", url=url)]
+            results.append(await act(action="click", selector="#show"))  # password -> text
+            results.append(await act(action="type", selector="#pw", text="hunter2X"))
+            results.append(await act(action="type", selector="#pin", text="8642"))
+            results.append(await act(action="click", selector="#show"))
+            results.append(await act(action="click", selector="#show"))  # text again
+            shot = await c.request("screenshot", {}, timeout=30)
+            entries = await _until(
+                c,
+                lambda es: (
+                    len([e for e in es if e["type"] == "action" and e["kind"] == "fill"]) == 2
+                ),
+                "both fills",
+            )
+        for r in results:
+            assert "hunter2X" not in json.dumps(r, default=str) and "8642" not in json.dumps(
+                r, default=str
+            ), r
+        fills = [e for e in entries if e["type"] == "action" and e["kind"] == "fill"]
+        assert [f["value"] for f in fills] == ["<redacted>", "<redacted>"]
+        assert all(f["secret"] for f in fills)
+        assert "hunter2X" not in json.dumps(entries) and "8642" not in json.dumps(entries)
+        # Both fields (green) are masked in the image the model gets.
+        assert shot["masked"] == 2 and green_pixels(shot["jpeg"]) == 0
+        session = Session.from_export({"entries": entries, "screenshots": []})
+        for text in (
+            playwright.reproduction_script(session),
+            playwright.generate_test_spec(session),
+            report.bug_report(session),
+        ):
+            assert "hunter2X" not in text and "8642" not in text
+
+    asyncio.run(run())
+
+
+def test_lone_surrogates_never_break_a_tool(pages_url: str) -> None:
+    url = f"{pages_url}/security/surrogate.html"
+    with McpSession("--browser", "headless", "--window-size", "1280x800", "--cooldown", "0") as s:
+
+        def call(name: str, args: dict[str, Any]) -> Any:
+            r = s.call(name, args)
+            assert not r.is_error, (name, r.content)
+            return r
+
+        call("interact", {"action": "navigate", "url": url})
+        call("interact", {"action": "click", "selector": "#err"})
+        call("interact", {"action": "type", "selector": "#field", "text": "v" * 499 + "\U0001f600"})
+        call("interact", {"action": "click", "selector": "#go"})
+        text = ""
+        for _ in range(60):
+            text = call("observe", {"what": "errors"}).content[0].text
+            if "thrown lone" in text:
+                break
+            time.sleep(0.25)
+        assert "thrown lone" in text and "\ufffd" in text
+        call("observe", {"what": "screenshots"})
+        call("get_reproduction_script", {})
+        call("generate_test", {})
+        call("generate_bug_report", {})
