@@ -153,7 +153,8 @@ def _capture_args(args: ScreenshotArgs) -> dict[str, Any]:
         "full_page": args.full_page,
         "max_height_css": args.max_height_css,
         "mask_selectors": args.mask_selectors,
-        "timeout_ms": args.timeout_ms - 500,  # DEBUGTMP
+        # A little under ours, so the extension's own timeout (which names the step) comes first.
+        "timeout_ms": max(args.timeout_ms - 500, args.timeout_ms * 9 // 10),
     }
     if args.scroll is not None:
         out["scroll"] = args.scroll if isinstance(args.scroll, str) else args.scroll.model_dump()
