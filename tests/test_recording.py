@@ -7,11 +7,14 @@ import asyncio
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from shotbridge import recording
 from shotbridge.errors import CommandError
+from shotbridge.link import ExtensionLink
 from shotbridge.recording import Recorder, publish_screenshot
 from shotbridge.shots import ShotRegistry
-from shotbridge.timeline import ActionEntry, NavEntry, Timeline
+from shotbridge.timeline import ActionEntry, NavEntry, Timeline, valid_text
 
 
 class Link:
@@ -259,3 +262,67 @@ def test_screenshot_commands() -> None:
         assert tl["screenshots"][0]["kept"] is False
 
     asyncio.run(main())
+
+
+# ---- hostile pages (issue 9) ---------------------------------------------------------------
+
+
+def test_a_flood_of_page_entries_never_evicts_the_users_steps() -> None:
+    t = Timeline()
+    t.from_event("nav", {"phase": "complete", "url": "http://a/"})
+    t.from_event("action", action()["data"])
+    for i in range(5000):
+        t.from_event("page_error", {"kind": "console", "message": f"flood {i}"})
+        t.from_event("network", {"api": "fetch", "method": "GET", "url": f"http://a/{i}"})
+    kinds = [e.type for e in t.entries]
+    assert kinds.count("nav") == 1 and kinds.count("action") == 1
+    assert kinds.count("error") == 200 and kinds.count("network") == 300
+    assert t.entries[-2].message == "flood 4999"  # type: ignore[union-attr]
+
+
+def test_network_entries_are_dropped_while_network_capture_is_off() -> None:
+    rec = Recorder(Link(), ShotRegistry())
+    rec.on_event(ev("network", api="fetch", method="GET", url="http://forged/"))
+    assert not rec.timeline.entries
+    rec.config.network = True
+    rec.on_event(ev("network", api="fetch", method="GET", url="http://real/"))
+    assert [e.url for e in rec.timeline.entries] == ["http://real/"]
+
+
+# Text as JSON from Chrome can decode to: any code points, lone surrogates included.
+page_text = st.text(
+    alphabet=st.one_of(st.characters(), st.sampled_from(["\ud83d", "\ude00", "\ud800", "\udfff"]))
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(message=page_text, selector=page_text, value=page_text)
+def test_lone_surrogates_from_a_page_never_break_the_record(
+    message: str, selector: str, value: str
+) -> None:
+    link = ExtensionLink()
+    rec = Recorder(link, ShotRegistry())
+    link.add_listener(rec.on_event)
+    link.feed({"event": "page_error", "data": {"kind": "exception", "message": message}})
+    link.feed(
+        {
+            "event": "action",
+            "data": {"kind": "fill", "value": value, "target": {"selector": selector}},
+        }
+    )
+    exported = rec.timeline.export()
+    assert len(exported) == 2
+    # Everything stored can be encoded (msgpack/JSON/UTF-8), as every tool has to.
+    for e in exported:
+        for v in (e.get("message"), e.get("value"), e.get("target", {}).get("selector")):
+            if v is not None:
+                v.encode("utf-8")
+    assert exported[0]["message"] == valid_text(message)
+
+
+@given(page_text)
+def test_valid_text_only_replaces_lone_surrogates(s: str) -> None:
+    out = valid_text(s)
+    out.encode("utf-8")
+    assert len(out) == len(s)
+    assert all(a == b for a, b in zip(s, out, strict=True) if not 0xD800 <= ord(a) <= 0xDFFF)
