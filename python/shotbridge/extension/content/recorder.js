@@ -183,7 +183,7 @@
     if (el.localName === 'select') {
       const sel = /** @type {HTMLSelectElement} */ (el);
       flushAll();
-      const secret = isSecret(el); // <select autocomplete=cc-exp-month>
+      const secret = isSecret(el); // a card-expiry <select> is a secret too
       record('select', el, secret ? { value: REDACTED, option: REDACTED, secret }
         : { value: L.cut(sel.value, MAX_VALUE), option: L.clean(sel.selectedOptions[0]?.textContent || '') });
     }
