@@ -56,10 +56,22 @@ class Rec:
     def error(self, message: str, kind: str = "exception") -> Rec:
         return self._add(ErrorEntry(kind=kind, message=message, url=self.url, source="app.js"))
 
-    def request(self, method: str, url: str, body: str | None, status: int = 200) -> Rec:
-        return self._add(
-            NetworkEntry(method=method, url=url, request_body=body, status=status), 0.1
+    def request(
+        self,
+        method: str,
+        url: str,
+        body: str | None,
+        status: int = 200,
+        response: str | None = None,
+    ) -> Rec:
+        entry = NetworkEntry(
+            method=method, url=url, request_body=body, status=status, response_body=response
         )
+        return self._add(entry, 0.1)
+
+    def get(self, url: str, response: str, status: int = 200) -> Rec:
+        """A read whose (JSON) answer populated the page."""
+        return self.request("GET", url, None, status, response)
 
     def observe(self, texts: dict[str, str], dt: float = 1.0) -> Rec:
         return self._add(ObservationEntry(url=self.url, texts=texts), dt)

@@ -140,12 +140,23 @@ def hostile_session(f: dict[str, str]) -> Session:
     )
 
 
+ESM_IMPORT = "import { test, expect } from '@playwright/test';"
+CJS_REQUIRE = "const { test, expect } = require('@playwright/test');"
+
+
 def scripts(s: Session) -> list[str]:
+    """Every generated script, run by the harness (a CommonJS sandbox): the ESM spec's one
+    import line (a constant, no page text) is swapped for its require."""
+    esm = generate_test_spec(s, module="esm", language="js", include_fixtures=True)
+    assert esm.count(ESM_IMPORT) == 1
     return [
         reproduction_script(s),
         reproduction_script(s, include_screenshots=True, include_fixtures=True),
-        generate_test_spec(s),
-        generate_test_spec(s, include_fixtures=True, assert_no_errors=False),
+        generate_test_spec(s, module="cjs", language="js"),
+        generate_test_spec(
+            s, include_fixtures=True, assert_no_errors=False, module="cjs", language="js"
+        ),
+        esm.replace(ESM_IMPORT, CJS_REQUIRE),
     ]
 
 
@@ -173,7 +184,7 @@ def test_generated_code_compiles_and_hands_the_page_only_the_literals() -> None:
     out = node(HARNESS, {"sources": sources, "urls": urls})
     assert isinstance(out, list)
     for i, got in enumerate(out):
-        f = examples[i // 4]
+        f = examples[i // len(scripts(hostile_session(examples[0])))]
         context = (f, sources[i])
         assert "error" not in got, context
         assert got["bad"] == [] and got["leaked"] == [], (got, context)
@@ -230,5 +241,8 @@ def test_the_issue_payload_stays_a_comment() -> None:
         assert got.get("bad") == [] and got.get("leaked") == [], got
     for code in scripts(s):
         lines = [ln for ln in code.splitlines() if "writeFileSync" in ln or "require('fs')" in ln]
-        assert lines and all(ln.lstrip().startswith("// ") for ln in lines), lines
+        # A comment, or the recorded error's source as one string literal (js_data).
+        assert lines and all(
+            ln.lstrip().startswith(("// ", "'source': '")) for ln in lines
+        ), lines
     assert len(build_steps(s)) == 2

@@ -163,17 +163,19 @@ def test_spec_has_visual_assertions_after_navigation_and_content_changes() -> No
     r.error("boom", kind="console")
     code = generate_test_spec(r.session())
     lines = [ln.strip() for ln in code.splitlines()]
-    assert "const { test, expect } = require('@playwright/test');" in lines
+    assert "import { test, expect } from '@playwright/test';" in lines  # ESM and TypeScript
+    assert not any("require(" in ln for ln in lines)
     i_goto = lines.index(f"await page.goto('{BASE}/');")
     shot = (
-        "await expect(page).toHaveScreenshot('step-1.png', "
-        "{ maxDiffPixels: 100, mask: [page.locator('#clock')] });"
+        "await expect(page).toHaveScreenshot('step-1.png', { maxDiffPixels: 100, "
+        "animations: 'disabled', caret: 'hide', mask: [page.locator('#clock')] });"
     )
-    assert lines[i_goto + 1] == shot
+    assert lines[i_goto + 1] == "await page.waitForLoadState('networkidle');"
+    assert lines[i_goto + 2] == shot
     i_fill = lines.index("await page.getByLabel('Title', { exact: true }).fill('Widget');")
     assert "toHaveScreenshot" not in lines[i_fill + 1]  # typing is not content-changing
     i_add = lines.index("await page.getByRole('button', { name: 'Add', exact: true }).click();")
-    assert lines[i_add + 1].startswith("await expect(page).toHaveScreenshot('step-3.png'")
+    assert lines[i_add + 2].startswith("await expect(page).toHaveScreenshot('step-3.png'")
     assert "// Recorded console error here: boom (app.js:0)" in lines
     assert "expect(pageErrors, 'errors the page reported').toEqual([]);" in lines[-4:]
 
@@ -184,7 +186,10 @@ def test_spec_options_turn_parts_off() -> None:
     plain = generate_test_spec(r.session(), assert_visual=False, assert_no_errors=False)
     assert "toHaveScreenshot" not in plain and "pageErrors" not in plain
     unmasked = generate_test_spec(r.session(), mask_dynamic=False)
-    assert "toHaveScreenshot('step-1.png', { maxDiffPixels: 100 });" in unmasked
+    assert (
+        "toHaveScreenshot('step-1.png', { maxDiffPixels: 100, animations: 'disabled', "
+        "caret: 'hide' });" in unmasked
+    )
 
 
 def test_secret_values_are_never_written() -> None:
@@ -195,7 +200,7 @@ def test_secret_values_are_never_written() -> None:
 
 def test_reproduction_script_replays_with_screenshots() -> None:
     code = reproduction_script(session_with_login_flow().session(), include_screenshots=True)
-    assert "const { chromium, request } = require('playwright');" in code
+    assert "const { chromium } = require('playwright');" in code
     assert "executablePath: process.env.CHROME_PATH || undefined" in code
     assert code.count("await page.screenshot({ path: 'step-") == 5
     assert f"await page.waitForURL((url) => url.href === '{BASE}/login');" in code

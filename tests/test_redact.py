@@ -156,7 +156,7 @@ def test_corpus_secrets_appear_in_no_artefact() -> None:
 
 
 def test_corpus_fixtures_keep_their_shape() -> None:
-    code = generate_test_spec(corpus().session(), include_fixtures=True)
+    code = generate_test_spec(corpus().session(), fixtures="writes")
     assert 'login(user: "a", password: "REDACTED")' in code.replace("\\'", "'")
     assert "'number': '4242424242424242'" in code and "'exp': '12/30'" in code
     assert "'name': 'Blue'" in code

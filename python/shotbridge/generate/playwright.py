@@ -12,8 +12,10 @@ literals, one-line comments, URL predicates), never pasted into a line.
 
 from __future__ import annotations
 
+import re
 import time
-from typing import Any
+from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from shotbridge.generate import fixtures as fx
 from shotbridge.generate.encode import js_data, js_string, line_comment, one_line, url_matcher
@@ -27,6 +29,13 @@ ERROR_LABELS = {
     "exception": "uncaught exception",
     "rejection": "unhandled rejection",
 }
+Module = Literal["esm", "cjs"]
+Language = Literal["ts", "js"]
+FixtureMode = Literal["routes", "seed", "writes", "none"]
+# Console errors that are resource noise, not the app's: they come and go between runs.
+NOISE = re.compile(
+    r"^Failed to load resource|net::ERR_(ABORTED|CONNECTION|NAME|INTERNET)|favicon\.ico", re.I
+)
 SECRET_VALUE = "process.env.TEST_PASSWORD || 'test-password'"
 
 
@@ -52,11 +61,18 @@ def action_lines(step: Step, page: str = "page") -> list[str]:
         lines = [f"await {loc}.evaluate((form) => form.requestSubmit());"]
     elif a.checked is not None and a.target.type in ("checkbox", "radio"):
         lines = [f"await {loc}.{'check' if a.checked else 'uncheck'}();"]
+    elif step.position is not None:  # a canvas/map: where it lands is what it means
+        x, y = (_num(step.position[k]) for k in ("x", "y"))
+        lines = [f"await {loc}.click({{ position: {{ x: {x}, y: {y} }} }});"]
     else:
         lines = [f"await {loc}.click();"]
     if step.navigates_to:
         lines.append(f"await {page}.waitForURL({url_matcher(step.navigates_to)});")
     return lines
+
+
+def _num(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else f"{float(v):.1f}"
 
 
 def _viewport(session: Session) -> dict[str, int] | None:
@@ -112,12 +128,16 @@ def _masks(step: Step, dynamic: dict[str, set[str]], page: str) -> list[str]:
     ]
 
 
-def _visual(step: Step, dynamic: dict[str, set[str]] | None) -> str:
-    options = f"maxDiffPixels: {MAX_DIFF_PIXELS}"
+def _visual(step: Step, dynamic: dict[str, set[str]] | None) -> list[str]:
+    # Playwright's stabilisers (no animation, no caret) plus masks on what moved by itself.
+    options = f"maxDiffPixels: {MAX_DIFF_PIXELS}, animations: 'disabled', caret: 'hide'"
     masks = _masks(step, dynamic, "page") if dynamic is not None else []
     if masks:
         options += ", mask: [" + ", ".join(masks) + "]"
-    return f"await expect(page).toHaveScreenshot('step-{step.index}.png', {{ {options} }});"
+    return [
+        "await page.waitForLoadState('networkidle');",
+        f"await expect(page).toHaveScreenshot('step-{step.index}.png', {{ {options} }});",
+    ]
 
 
 def _errors_note(step: Step) -> list[str]:
@@ -130,7 +150,92 @@ def _errors_note(step: Step) -> list[str]:
 
 
 def _step_comment(step: Step) -> str:
-    return line_comment(f"Step {step.index}: {step.describe()}")
+    who = " (asked for by the tool)" if step.origin == "tool" and step.kind != "action" else ""
+    return line_comment(f"Step {step.index}: {step.describe()}{who}")
+
+
+def _imports(module: Module, language: Language, names: str, package: str) -> str:
+    """ESM ``import`` (also what TypeScript compiles to either format), else ``require``."""
+    if module == "esm" or language == "ts":
+        return f"import {{ {names} }} from '{package}';"
+    return f"const {{ {names} }} = require('{package}');"
+
+
+def _source_path(source: str) -> str:
+    """The path of an error's source URL: matched against where the replayed error comes from,
+    whatever host or port serves the app then."""
+    parts = urlsplit(source)
+    return parts.path if parts.scheme in ("http", "https", "file") else source
+
+
+def recorded_errors(steps: list[Step]) -> list[dict[str, str]]:
+    """Message and source of each distinct error the session saw (no resource-load noise)."""
+    out: list[dict[str, str]] = []
+    for err in (e for s in steps for e in s.errors):
+        if NOISE.search(err.message):
+            continue
+        item = {
+            "kind": err.kind,
+            "message": one_line(err.message, 300).strip(),
+            "source": _source_path(err.source),
+        }
+        if item["message"] and item not in out:
+            out.append(item)
+    return out[:20]
+
+
+def _error_watch(steps: list[Step], language: Language) -> list[str]:
+    ts = language == "ts"
+    recorded = [{"message": e["message"], "source": e["source"]} for e in recorded_errors(steps)]
+    rec_type = ": { message: string; source: string }[]" if ts else ""
+    return [
+        "// The errors recorded in the session (message and source), and any uncaught exception,",
+        "// fail the test; resource noise (a favicon 404, an aborted request) does not.",
+        f"const recordedErrors{rec_type} = {js_data(recorded, '')};",
+        f"const pageErrors{': string[]' if ts else ''} = [];",
+        "page.on('pageerror', (err) => pageErrors.push(`uncaught: ${err.message}`));",
+        "page.on('console', (msg) => {",
+        "  if (msg.type() !== 'error') return;",
+        "  const text = msg.text();",
+        "  const from = msg.location().url || '';",
+        "  const seen = recordedErrors.some((e) => (text.includes(e.message) || "
+        "e.message.includes(text))",
+        "    && (!e.source || !from || from.endsWith(e.source) || from.includes(e.source)));",
+        "  if (seen) pageErrors.push(`console: ${text}`);",
+        "});",
+        "",
+    ]
+
+
+def _route_lines(served: fx.Routes, page: str, language: Language) -> list[str]:
+    """``page.route`` handlers serving the recorded GET responses, in order, per URL."""
+    out: list[str] = []
+    if served.responses:
+        out.append("// Responses that populated the page while recorded, served again: the test")
+        out.append("// sees the same data whatever the backend holds. Writes go to the backend.")
+    for url, replies in served.by_url.items():
+        for r in replies:
+            for note in r.notes:
+                out.append(line_comment(f"{url}: {note}"))
+        data = [
+            {"status": r.status, "contentType": r.content_type, "body": r.json_body}
+            for r in replies
+        ]
+        out += [
+            "{",
+            f"  const replies = {js_data(data, '  ')};",
+            "  let served = 0;",
+            f"  await {page}.route({url_matcher(url)}, async (route) => {{",
+            "    if (route.request().method() !== 'GET') return route.fallback();",
+            "    const r = replies[Math.min(served++, replies.length - 1)];",
+            "    await route.fulfill({ status: r.status, contentType: r.contentType, "
+            "body: JSON.stringify(r.body) });",
+            "  });",
+            "}",
+        ]
+    for why in served.skipped:
+        out.append(line_comment(f"Not served: {why}", 300))
+    return out
 
 
 def generate_test_spec(
@@ -140,12 +245,27 @@ def generate_test_spec(
     include_fixtures: bool = False,
     mask_dynamic: bool = True,
     assert_no_errors: bool = True,
+    module: Module = "esm",
+    language: Language = "ts",
+    fixtures: FixtureMode | None = None,
+    sampled_dynamic: dict[str, set[str]] | None = None,
 ) -> str:
-    """A ``@playwright/test`` spec replaying the session."""
+    """A ``@playwright/test`` spec replaying the session.
+
+    ``fixtures``: ``routes`` serves the recorded GET responses (the default when
+    ``include_fixtures``), ``seed`` posts the data that existed before the session first,
+    ``writes`` re-sends the session's writes before the failing step (a backend reset between
+    runs only), ``none``. ``sampled_dynamic``: what a live sampling of the page saw move, per URL.
+    """
     steps = build_steps(session)
     failing = failing_step(steps)
-    dynamic = dynamic_selectors(session) if mask_dynamic else None
-    errors = [e for s in steps for e in s.errors]
+    mode: FixtureMode = fixtures or ("routes" if include_fixtures else "none")
+    dynamic: dict[str, set[str]] | None = None
+    if mask_dynamic:
+        dynamic = dynamic_selectors(session)
+        for url, sels in (sampled_dynamic or {}).items():
+            dynamic.setdefault(url, set()).update(sels)
+    errors = recorded_errors(steps)
     title = (
         f"no errors after: {failing.describe()}"
         if errors and failing is not None
@@ -153,7 +273,7 @@ def generate_test_spec(
     )
     out = [
         *_header(session, "Playwright test", "Run: npx playwright test (needs @playwright/test)."),
-        "const { test, expect } = require('@playwright/test');",
+        _imports(module, language, "test, expect", "@playwright/test"),
         "",
     ]
     vp = _viewport(session)
@@ -162,40 +282,62 @@ def generate_test_spec(
             f"test.use({{ viewport: {{ width: {vp['width']}, height: {vp['height']} }} }});",
             "",
         ]
-    if include_fixtures:
-        plan = fx.plan(steps, failing)
+    if mode in ("seed", "writes"):
+        plan = fx.seed(steps, failing) if mode == "seed" else fx.plan(steps, failing)
         if not plan.empty:
+            out += [
+                "// Data that existed before the session (never the session's own writes)."
+                if mode == "seed"
+                else "// The session's writes before the failing step, sent again first: only"
+                " for a backend reset between runs."
+            ]
             out += ["test.beforeAll(async ({ playwright }) => {"]
             out += ["  const api = await playwright.request.newContext();"]
             out += _fixture_lines(plan, "api", "  ")
             out += ["  await api.dispose();", "});", ""]
+        else:
+            out += ["// Seed fixtures: no list response recorded to seed from.", ""]
     out += [f"test({js_string(one_line(title, 200))}, async ({{ page }}) => {{"]
     body: list[str] = []
-    if assert_no_errors:
-        body += [
-            "const pageErrors = [];",
-            "page.on('pageerror', (err) => pageErrors.push(err.message));",
-            "page.on('console', (msg) => { if (msg.type() === 'error') "
-            "pageErrors.push(msg.text()); });",
-            "",
+    if mode == "routes":
+        served = fx.routes(steps)
+        body += _route_lines(served, "page", language) or [
+            "// Fixtures: no GET response was recorded (turn on configure network=true first)."
         ]
+        body.append("")
+    if assert_no_errors:
+        body += _error_watch(steps, language)
     for step in steps:
         body.append(_step_comment(step))
         body += action_lines(step)
         if assert_visual and step.changes_content:
-            body.append(_visual(step, dynamic))
+            body += _visual(step, dynamic)
         body += _errors_note(step)
     if assert_no_errors:
         body += ["", "expect(pageErrors, 'errors the page reported').toEqual([]);"]
-    out += ["  " + line if line else "" for line in body]
+    out += _indented(body, "  ")
     out += ["});", ""]
     return "\n".join(out)
 
 
+def _indented(lines: list[str], indent: str) -> list[str]:
+    # Encoded page text never holds a raw line break: splitting only splits js_data's layout.
+    return [indent + ln if ln else "" for line in lines for ln in line.split("\n")]
+
+
 def reproduction_script(
-    session: Session, *, include_screenshots: bool = False, include_fixtures: bool = False
+    session: Session,
+    *,
+    include_screenshots: bool = False,
+    include_fixtures: bool = False,
+    module: Module = "cjs",
 ) -> str:
-    """A plain Node script (``require('playwright')``) that replays the session to the end."""
+    """A plain Node script (the ``playwright`` package) that replays the session to the end.
+
+    ``include_fixtures`` serves the recorded GET responses (``context.route``); writes are sent
+    by the replayed steps, once. ``module="esm"`` for a project whose package.json says
+    ``"type": "module"`` (or save it as ``repro.mjs``).
+    """
     steps = build_steps(session)
     out = [
         *_header(
@@ -204,7 +346,7 @@ def reproduction_script(
             "Run: node repro.js (needs the playwright package; CHROME_PATH picks the browser, "
             "HEADED=1 shows it).",
         ),
-        "const { chromium, request } = require('playwright');",
+        _imports(module, "js", "chromium", "playwright"),
         "",
         "(async () => {",
     ]
@@ -228,11 +370,8 @@ def reproduction_script(
     ]
     inner: list[str] = []
     if include_fixtures:
-        plan = fx.plan(steps, failing_step(steps))
-        if not plan.empty:
-            inner += ["const api = await request.newContext();"]
-            inner += _fixture_lines(plan, "api", "")
-            inner += ["await api.dispose();", ""]
+        inner += _route_lines(fx.routes(steps), "context", "js")
+        inner.append("")
     for step in steps:
         inner.append(_step_comment(step))
         inner += action_lines(step)
@@ -240,9 +379,9 @@ def reproduction_script(
             inner.append(f"await page.screenshot({{ path: 'step-{step.index}.png' }});")
         inner += _errors_note(step)
     inner.append(f"console.log('replayed {len(steps)} steps');")
-    body += ["  " + line if line else "" for line in inner]
+    body += _indented(inner, "  ")
     body += ["} finally {", "  await browser.close();", "}"]
-    out += ["  " + line if line else "" for line in body]
+    out += _indented(body, "  ")
     out += ["})().catch((err) => {", "  console.error(err);", "  process.exit(1);", "});", ""]
     return "\n".join(out)
 

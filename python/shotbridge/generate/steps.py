@@ -1,10 +1,14 @@
 """From a recorded timeline to replayable steps.
 
-A step is a navigation the user made (``goto``/``reload``) or a user action. Navigations caused
-by an action (a link click, a submit) are not steps of their own: the action's step notes where it
-led (``navigates_to``), so the replay waits for that URL instead of jumping there. Form submits
-follow the click or Enter that caused them and are only replayed when nothing did (a script).
-Errors, network requests and screenshots are attached to the step they followed.
+A step is a navigation (``goto``/``reload``) or an action, and knows its ``origin``: the user, a
+tool (an MCP ``interact``/``navigate`` of this session: the host's attribution, recorded on each
+entry) or the page. A navigation a tool asked for is always a step of its own, however soon it
+follows a click. Navigations caused by an action (a link click, a submit) are not steps: the
+action's step notes where it led (``navigates_to``), so the replay waits for that URL instead of
+jumping there. One gesture is one step: Enter in a form and the click the browser then makes up on
+its submit button replay as the Enter alone; form submits follow the click or Enter that caused
+them and are only replayed when nothing did (a script). Errors, network requests and screenshots
+are attached to the step they followed.
 
 Steps are built from :func:`redacted` entries: URLs, titles, names, typed values and error
 messages lose any secret (:mod:`shotbridge.redact`) before a generator sees them. Request bodies
@@ -19,6 +23,7 @@ from pydantic import Field
 
 from shotbridge import redact
 from shotbridge.buffer import ShotMeta
+from shotbridge.generate.masks import smallest
 from shotbridge.protocol import Model
 from shotbridge.timeline import (
     ENTRIES,
@@ -31,8 +36,12 @@ from shotbridge.timeline import (
     TimelineEntry,
 )
 
-NAV_FOLLOWS_ACTION_S = 3.0  # a navigation this soon after a click/Enter/submit is its result
+NAV_FOLLOWS_ACTION_S = 3.0  # unattributed: a navigation this soon after a click/Enter is its result
 SUBMIT_FOLLOWS_S = 1.0
+SYNTHETIC_CLICK_S = 0.3  # a detail-less click on a submit button this soon after Enter is Enter's
+# Clicks whose meaning is where they land, not what they land on: replayed at the same offset.
+POSITIONAL_TAGS = frozenset({"canvas", "svg", "img", "video", "iframe", "embed", "object", "area"})
+POSITIONAL_ROLES = frozenset({"application", "img", "slider"})
 
 
 class Session(Model):
@@ -63,6 +72,7 @@ class Session(Model):
 class Step(Model):
     index: int  # 1-based
     kind: Literal["goto", "reload", "action"]
+    origin: Literal["user", "tool", "page"] = "user"
     url: str  # the page the step happens on (goto: where it goes)
     seq: int
     time: float
@@ -71,6 +81,25 @@ class Step(Model):
     errors: list[ErrorEntry] = Field(default_factory=list)
     requests: list[NetworkEntry] = Field(default_factory=list)
     screenshot_ids: list[int] = Field(default_factory=list)
+
+    @property
+    def effect(self) -> Literal["navigation", "write", "content", "none"]:
+        """What the step did: led to another page, sent data, changed what is shown, or none."""
+        if self.kind != "action" or self.navigates_to:
+            return "navigation"
+        if any(r.method.upper() not in ("GET", "HEAD", "OPTIONS") for r in self.requests):
+            return "write"
+        return "content" if self.changes_content else "none"
+
+    @property
+    def position(self) -> dict[str, float] | None:
+        """Where in its element a click must land, for position-dependent targets (canvas)."""
+        a = self.action
+        if a is None or a.kind != "click" or not a.position:
+            return None
+        if a.target.tag in POSITIONAL_TAGS or a.target.role in POSITIONAL_ROLES:
+            return {"x": float(a.position.get("x", 0)), "y": float(a.position.get("y", 0))}
+        return None
 
     @property
     def changes_content(self) -> bool:
@@ -156,28 +185,30 @@ def build_steps(session: Session) -> list[Step]:
     last_trigger: Step | None = None  # the latest click/press/submit step that may navigate
     for e in sorted(map(redacted, session.entries), key=lambda x: x.seq):
         if isinstance(e, NavEntry):
-            caused = (
-                last_trigger is not None
-                and last_trigger.navigates_to is None
-                and e.time - last_trigger.time <= NAV_FOLLOWS_ACTION_S
-                and last_trigger is steps[-1]
-            )
-            if caused and last_trigger is not None:
+            if last_trigger is not None and _caused_by(e, last_trigger, steps):
                 last_trigger.navigates_to = e.url
                 continue
             kind: Literal["goto", "reload"] = (
                 "reload" if steps and steps[-1].url == e.url and _is_reload(steps) else "goto"
             )
-            steps.append(Step(index=0, kind=kind, url=e.url, seq=e.seq, time=e.time))
+            origin: Literal["user", "tool", "page"] = "tool" if e.origin == "tool" else "user"
+            if e.origin == "tool_action":  # followed a tool's action we could not tie it to
+                origin = "page"
+            steps.append(Step(index=0, kind=kind, origin=origin, url=e.url, seq=e.seq, time=e.time))
             last_trigger = None
         elif isinstance(e, ActionEntry):
             if e.kind == "submit" and _submit_covered(steps, e):
+                continue
+            if e.kind == "click" and _synthetic_submit_click(steps, e):
                 continue
             if e.kind == "fill" and _focus_click(steps, e):
                 steps.pop()  # the click only focused the field: fill() focuses it too
             if not steps:  # recording started on an already open page
                 steps.append(Step(index=0, kind="goto", url=e.url, seq=e.seq - 1, time=e.time))
-            step = Step(index=0, kind="action", url=e.url, seq=e.seq, time=e.time, action=e)
+            who: Literal["user", "tool", "page"] = "tool" if e.origin == "tool" else "user"
+            step = Step(
+                index=0, kind="action", origin=who, url=e.url, seq=e.seq, time=e.time, action=e
+            )
             steps.append(step)
             last_trigger = step if e.kind in ("click", "press", "submit") else None
         elif steps and isinstance(e, ErrorEntry):
@@ -188,6 +219,34 @@ def build_steps(session: Session) -> list[Step]:
         step.index = i
     _attach_screenshots(session, steps)
     return steps
+
+
+def _caused_by(nav: NavEntry, trigger: Step, steps: list[Step]) -> bool:
+    """Whether ``nav`` is the result of ``trigger`` (the latest click/Enter/submit step).
+
+    A navigation a tool asked for never is, however soon it comes (agents act within seconds).
+    One the host saw follow a tool's action is, whenever it lands. Unattributed ones (the user's
+    own browsing, older recordings) are when they come within ``NAV_FOLLOWS_ACTION_S``.
+    """
+    if trigger.navigates_to is not None or trigger is not steps[-1] or nav.origin == "tool":
+        return False
+    if nav.origin == "tool_action":
+        return True
+    return nav.time - trigger.time <= NAV_FOLLOWS_ACTION_S
+
+
+def _synthetic_submit_click(steps: list[Step], click: ActionEntry) -> bool:
+    """Enter in a form makes the browser click its submit button (``detail`` 0, at once): that
+    click is part of the Enter gesture, and replaying it after the Enter finds a form gone."""
+    prev = steps[-1].action if steps else None
+    if prev is None or prev.kind != "press" or (prev.key or "Enter") != "Enter":
+        return False
+    if click.detail not in (None, 0) or click.time - prev.time > SYNTHETIC_CLICK_S:
+        return False
+    t = click.target
+    return (t.tag == "button" and t.type in ("", "submit")) or (
+        t.tag == "input" and t.type in ("submit", "image")
+    )
 
 
 def _is_reload(steps: list[Step]) -> bool:
@@ -245,6 +304,7 @@ def dynamic_selectors(session: Session) -> dict[str, set[str]]:
         if prev is not None:
             before = prev.texts
             changed = {sel for sel, text in e.texts.items() if before.get(sel, text) != text}
+            changed = smallest(changed, e.texts)  # the clock, not the header holding it
             if changed:
                 out.setdefault(e.url, set()).update(changed)
         last[e.url] = e

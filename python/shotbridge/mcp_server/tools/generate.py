@@ -6,13 +6,13 @@ the tools' own framing goes through ``generate.encode`` too (a fence no script c
 from __future__ import annotations
 
 import logging
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ContentBlock, ToolAnnotations
 from pydantic import Field
 
-from shotbridge.generate import playwright, report
+from shotbridge.generate import masks, playwright, report
 from shotbridge.generate.encode import md_fence, md_text
 from shotbridge.generate.steps import Session
 from shotbridge.mcp_server import content, session, shots
@@ -110,43 +110,68 @@ def register(server: MCPServer, state: ServerState) -> None:
 
     @server.tool(
         name="generate_test",
-        description="A @playwright/test spec replaying the recorded session. assert_visual adds "
-        "`await expect(page).toHaveScreenshot('step-N.png', {maxDiffPixels: 100})` after "
-        "navigations and content-changing actions (the first run writes the baselines); "
-        "mask_dynamic masks elements whose text changed on its own while recorded (clocks, "
-        "counters). assert_no_errors fails the test while the page reports the recorded "
-        "errors. include_fixtures: a test.beforeAll recreating recorded POST/PUT data "
-        "(GraphQL queries kept, login first, arrays trimmed, emails/passwords/tokens replaced).",
+        description="A @playwright/test spec replaying the recorded session (ESM + TypeScript "
+        "by default; module='cjs', language='js' for older projects). assert_visual: "
+        "toHaveScreenshot after navigations and content changes (animations off, caret "
+        "hidden); mask_dynamic samples the live page ~1.5 s and masks only the smallest "
+        "elements that change on their own. assert_no_errors fails while the recorded errors "
+        "(message and source) or any uncaught exception come back, not on resource noise. "
+        "include_fixtures serves the GET responses that populated the page (page.route); "
+        "writes are sent by the replayed steps, once. fixtures='seed' posts the data that "
+        "existed before the session instead.",
         annotations=_annotations("Generate a Playwright test"),
         structured_output=False,
     )
     async def generate_test(
         assert_visual: Annotated[bool, Field(description="toHaveScreenshot assertions.")] = True,
         include_fixtures: Annotated[
-            bool, Field(description="test.beforeAll recreating recorded POST/PUT data.")
+            bool, Field(description="Serve the recorded GET responses (page.route).")
         ] = False,
         mask_dynamic: Annotated[
-            bool, Field(description="Mask elements whose content changed on its own.")
+            bool, Field(description="Sample the page and mask what moves on its own.")
         ] = True,
         assert_no_errors: Annotated[
-            bool, Field(description="Fail when the page reports console errors or exceptions.")
+            bool, Field(description="Fail on the recorded errors and new uncaught exceptions.")
         ] = True,
+        module: Annotated[
+            Literal["esm", "cjs"], Field(description="esm: import (default); cjs: require.")
+        ] = "esm",
+        language: Annotated[
+            Literal["ts", "js"], Field(description="ts (default, save as .spec.ts) or js.")
+        ] = "ts",
+        fixtures: Annotated[
+            Literal["routes", "seed", "none"] | None,
+            Field(description="routes (default with include_fixtures), seed or none."),
+        ] = None,
     ) -> CallToolResult:
         s = await load(state)
         if not _recorded(s):
             return content.result([content.text(EMPTY)], tool="generate_test")
+        sampled: dict[str, set[str]] = {}
+        if assert_visual and mask_dynamic:
+            try:
+                sampled = await masks.sample(
+                    lambda cmd, args: state.connection.request(cmd, args, timeout=REQUEST_TIMEOUT_S)
+                )
+            except Exception as exc:  # no page to sample: the recorded observations remain
+                log.info("mask sampling unavailable: %s", exc)
         code = playwright.generate_test_spec(
             s,
             assert_visual=assert_visual,
             include_fixtures=include_fixtures,
             mask_dynamic=mask_dynamic,
             assert_no_errors=assert_no_errors,
+            module=module,
+            language=language,
+            fixtures=fixtures,
+            sampled_dynamic=sampled,
         )
+        ext = "ts" if language == "ts" else ("mjs" if module == "esm" else "cjs")
         note = (
-            "Save as e.g. tests/session.spec.js; run `npx playwright test` (the first run with "
-            "--update-snapshots writes the baseline screenshots)."
+            f"Save as e.g. tests/session.spec.{ext}; run `npx playwright test` (the first run "
+            "with --update-snapshots writes the baseline screenshots)."
         )
-        text = f"{md_fence(code, 'js')}\n{note}"
+        text = f"{md_fence(code, language)}\n{note}"
         return await _finish(state, [content.text(text)], "generate_test")
 
     @server.tool(
