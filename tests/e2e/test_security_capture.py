@@ -52,7 +52,9 @@ async def _captures(
             try:
                 shot = await c.request("screenshot", {"timeout_ms": 10_000, **args}, timeout=20)
             except CommandError as exc:
+                # Refusing is the safe outcome (the reason is printed for the record).
                 outcomes[f"refused: {exc.code}"] += 1
+                print("refused:", exc)
                 continue
             outcomes[f"image via {shot['method']}"] += 1
             green = green_pixels(shot["jpeg"])
@@ -69,24 +71,24 @@ def test_pages_that_redirect_to_each_other_never_leak(
     )
     print("redirect outcomes:", dict(outcomes))
     assert leaks == [], f"{len(leaks)} of 150 images showed a secret: {leaks} ({outcomes})"
-    # Refusing is allowed (the page really was between documents); but most captures succeed.
-    assert sum(v for k, v in outcomes.items() if k.startswith("image")) >= 75, outcomes
+    # Refusing is allowed (the page really was between documents), but most captures succeed.
+    assert sum(v for k, v in outcomes.items() if k.startswith("image")) >= 100, outcomes
 
 
 def test_a_password_field_in_css_motion_is_always_masked(
     browser: HeadlessBrowser, pages_url: str
 ) -> None:
     url = f"{pages_url}/security/animated.html"
-    outcomes, leaks = asyncio.run(_captures(browser, url, 130, {"method": "cdp"}))
+    outcomes, leaks = asyncio.run(_captures(browser, url, 100, {"method": "cdp"}))
     print("animated (cdp) outcomes:", dict(outcomes))
-    assert leaks == [], f"{len(leaks)} of 130 images showed the moving field: {leaks}"
-    assert outcomes["image via cdp"] == 130, outcomes
+    assert leaks == [], f"{len(leaks)} of 100 images showed the moving field: {leaks}"
+    assert outcomes["image via cdp"] >= 90, outcomes  # a loaded machine may time one out
     # The visible-tab path reads the last frame shown, which may predate any pause: it refuses
     # a page whose secrets move rather than risk one (auto uses CDP instead).
     outcomes, leaks = asyncio.run(_captures(browser, url, 5, {"method": "visible"}))
     assert leaks == [] and outcomes == {"refused: capture_failed": 5}, outcomes
     outcomes, leaks = asyncio.run(_captures(browser, url, 10, {}))
-    assert leaks == [] and outcomes == {"image via cdp": 10}, outcomes
+    assert leaks == [] and outcomes["image via cdp"] >= 9, outcomes
 
 
 def test_every_rule_of_the_shared_list_is_masked(browser: HeadlessBrowser, pages_url: str) -> None:
