@@ -94,7 +94,9 @@ def test_restricted_page_is_refused(browser: HeadlessBrowser) -> None:
     with pytest.raises(CommandError) as err:
         asyncio.run(_screenshot(browser, {"url": "about:version"}))  # = chrome://version
     assert err.value.code == "restricted_page"
-    assert "Cannot capture screenshots of browser internal pages." in str(err.value)
+    # The refusal names the tab and its URL, and says how to pick another (issue 11).
+    assert "chrome://version" in str(err.value)
+    assert "switch to a web page or pass tab_id" in str(err.value)
 
 
 def test_bad_selector_is_a_clear_error(browser: HeadlessBrowser, pages_url: str) -> None:
@@ -153,7 +155,7 @@ def test_cli_bad_input_exit_code(tmp_path: Path) -> None:
         timeout=30,
     )
     assert proc.returncode == 2
-    assert "neither a URL nor an existing file" in proc.stderr
+    assert proc.stderr.strip() == f"shotctl capture: no such file: {tmp_path / 'missing.html'}"
 
 
 def test_host_killed_mid_capture_then_recovers(pages_url: str) -> None:
