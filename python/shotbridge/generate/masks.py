@@ -15,7 +15,7 @@ from typing import Any
 
 FRAMES = 5
 INTERVAL_S = 0.35  # five frames ≈ 1.4 s: a 1 Hz clock ticks at least once
-MAX_ELEMENTS = 150
+MAX_ELEMENTS = 100  # the most discover returns
 MEDIA_TAGS = ("video",)
 
 Request = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]

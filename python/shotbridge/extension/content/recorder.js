@@ -208,7 +208,7 @@
     // detail 0: a click the browser made up (Enter's implicit submit); position: where in the
     // element it landed, so a canvas/map click replays at the same spot.
     const box = el.getBoundingClientRect();
-    const position = { x: Math.round(e.clientX - box.left), y: Math.round(e.clientY - box.top) };
+    const position = { x: Math.round(e.clientX - box.left - el.clientLeft), y: Math.round(e.clientY - box.top - el.clientTop) }; // padding box, as Playwright's
     record('click', el, { ...(checkable ? { checked: input.checked } : {}), detail: e.detail, position });
   }, true);
 
