@@ -42,6 +42,12 @@ class ImageTooLargeError(ImageError):
     reason = "too_large"
 
 
+class InvalidInputError(ImageError):
+    """An argument the core cannot take (wrong type, text that is not Unicode, bad options)."""
+
+    reason = "bad_input"
+
+
 class CoreInternalError(ImageError):
     """A bug inside the core (a Rust panic), surfaced instead of a crash."""
 

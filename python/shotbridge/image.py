@@ -20,23 +20,29 @@ Masks (password fields) are painted opaque black before resampling, again after 
 any label or encoding, so secret pixels never reach the output.
 
 Errors: every refusal is an :class:`shotbridge.errors.ImageError` subclass (empty input, bad
-base64, unknown format, corrupt/truncated data, too large, internal); invalid options raise
-pydantic's ``ValidationError`` (a ``ValueError``).
+base64, unknown format, corrupt/truncated data, too large, bad input, internal); invalid options,
+boxes, masks or geometry raise pydantic's ``ValidationError`` (a ``ValueError``). Nothing else
+escapes: no OverflowError, IndexError or UnicodeEncodeError, whatever the arguments.
+
+Cost: the pixel cap (``MAX_PIXELS``, 100 MP, and ``MAX_SIDE``) is fixed in the core and checked
+from the image header before decoding; no option raises it, so the worst decode is one image at
+the cap.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from shotbridge import _core
+from shotbridge.errors import Base64Error, ImageError, InvalidInputError
 from shotbridge.protocol import Rect, Size
 
 __all__ = [
     "MAX_BADGES",
+    "MAX_MAX_BYTES",
     "MAX_PIXELS",
     "MAX_SIDE",
     "MIN_MAX_BYTES",
@@ -54,6 +60,8 @@ MIN_MAX_BYTES: int = _core.MIN_MAX_BYTES
 """Smallest byte budget accepted for the image or the thumbnail."""
 MAX_BADGES: int = _core.MAX_BADGES
 """At most this many boxes are labelled per image."""
+MAX_MAX_BYTES: int = 1 << 30
+"""Largest byte budget accepted (1 GiB): anything above means "no limit" in practice."""
 
 _FINITE = ConfigDict(allow_inf_nan=False, frozen=True)
 
@@ -69,10 +77,12 @@ class ShrinkOptions(BaseModel):
     )
     quality: int = Field(60, ge=1, le=100, description="JPEG quality tried first.")
     min_quality: int = Field(30, ge=1, le=100, description="Lowest quality before downscaling.")
-    max_bytes: int = Field(500_000, ge=MIN_MAX_BYTES, description="Hard cap on the JPEG size.")
+    max_bytes: int = Field(
+        500_000, ge=MIN_MAX_BYTES, le=MAX_MAX_BYTES, description="Hard cap on the JPEG size."
+    )
     thumb_width: int = Field(320, ge=1, le=MAX_SIDE, description="Thumbnail width, px.")
     thumb_max_bytes: int = Field(
-        30_000, ge=MIN_MAX_BYTES, description="Hard cap on the thumbnail size."
+        30_000, ge=MIN_MAX_BYTES, le=MAX_MAX_BYTES, description="Hard cap on the thumbnail size."
     )
 
     @model_validator(mode="before")
@@ -135,20 +145,43 @@ def _as_box(item: Box | Rect | Mapping[str, Any]) -> Box:
     return Box.model_validate(item)
 
 
-def _as_rect(item: Rect | Mapping[str, Any]) -> Rect:
-    rect = item if isinstance(item, Rect) else Rect.model_validate(item)
+class _Mask(Rect):
     # A mask that cannot be placed must fail loudly: skipping it would leak the secret.
-    if not all(math.isfinite(v) for v in (rect.x, rect.y, rect.width, rect.height)):
-        raise ValueError(f"mask coordinates must be finite: {rect!r}")
-    return rect
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, allow_inf_nan=False)
+
+
+def _as_rect(item: Rect | Mapping[str, Any]) -> Rect:
+    if isinstance(item, Rect):
+        item = item.model_dump()
+    return _Mask.model_validate(item)
 
 
 class _Geometry(BaseModel):
     model_config = _FINITE
 
     device_pixel_ratio: float = Field(gt=0, le=16)
-    css_width: float | None = Field(None, gt=0)
-    css_height: float | None = Field(None, gt=0)
+    css_size: tuple[float, float] | None = None
+
+    @model_validator(mode="after")
+    def _positive_css_size(self) -> _Geometry:
+        if self.css_size is not None and min(self.css_size) <= 0:
+            raise ValueError("css_size must be positive")
+        return self
+
+
+_ITEMS = TypeAdapter(list[Any])  # any iterable in, a list out; ValidationError otherwise
+
+
+def _as_data(data: Any) -> bytes | str:
+    if isinstance(data, bytearray | memoryview):
+        return bytes(data)  # an immutable copy: the core reads it without the GIL
+    if isinstance(data, str):
+        if not data.isascii():  # base64 and data: URLs are ASCII; this also catches surrogates
+            raise Base64Error("image text must be base64 or a data: URL (ASCII only)")
+        return data
+    if isinstance(data, bytes):
+        return data
+    raise InvalidInputError(f"image data must be bytes or str, not {type(data).__name__}")
 
 
 def shrink(
@@ -174,28 +207,32 @@ def shrink(
         shotbridge.errors.ImageError: the image was refused (see the module docstring).
         pydantic.ValidationError: invalid options, boxes or geometry.
     """
-    opts = options or ShrinkOptions()
-    box_list = [_as_box(b) for b in boxes]
-    mask_list = [_as_rect(m) for m in masks]
+    if not isinstance(options, ShrinkOptions):
+        options = ShrinkOptions.model_validate({} if options is None else options)
+    opts = options
+    box_list = [_as_box(b) for b in _ITEMS.validate_python(boxes)]
+    mask_list = [_as_rect(m) for m in _ITEMS.validate_python(masks)]
     if isinstance(css_size, Size):
         css_size = (css_size.width, css_size.height)
-    geometry = _Geometry(
-        device_pixel_ratio=device_pixel_ratio,
-        css_width=css_size[0] if css_size else None,
-        css_height=css_size[1] if css_size else None,
-    )
-    if isinstance(data, bytearray | memoryview):
-        data = bytes(data)  # an immutable copy: the core reads it without the GIL
-    raw = _core.shrink(
-        data,
-        **opts.model_dump(),
-        boxes=[
-            (b.x, b.y, b.width, b.height, b.label if b.label is not None else i)
-            for i, b in enumerate(box_list, start=1)
-        ],
-        masks=[(m.x, m.y, m.width, m.height) for m in mask_list],
-        device_pixel_ratio=geometry.device_pixel_ratio,
-        css_width=geometry.css_width,
-        css_height=geometry.css_height,
-    )
+    geometry = _Geometry(device_pixel_ratio=device_pixel_ratio, css_size=css_size)
+    css_width, css_height = geometry.css_size or (None, None)
+    try:
+        raw = _core.shrink(
+            _as_data(data),
+            **opts.model_dump(),
+            boxes=[
+                (b.x, b.y, b.width, b.height, b.label if b.label is not None else i)
+                for i, b in enumerate(box_list, start=1)
+            ],
+            masks=[(m.x, m.y, m.width, m.height) for m in mask_list],
+            device_pixel_ratio=geometry.device_pixel_ratio,
+            css_width=css_width,
+            css_height=css_height,
+        )
+    except ImageError:
+        raise
+    except (ValueError, TypeError, OverflowError, UnicodeError) as exc:
+        # Argument conversion in the binding (a value past what the core's integer types hold);
+        # the validation above should leave nothing here, but a caller must still get ImageError.
+        raise InvalidInputError(f"the image core refused an argument: {exc}") from exc
     return ShrinkResult.model_construct(**raw)
