@@ -130,6 +130,19 @@ class Desktop:
                     raise TimeoutError(f"{len(hosts)} of {count} hosts connected")
                 time.sleep(0.1)
 
+    def doctor_until(self, text: str, *args: str, timeout: float = 60) -> str:
+        """Run `shotctl doctor ARGS` until its output contains ``text``; the last output.
+
+        Chromium writes a profile's Preferences (where doctor sees the extension) some seconds
+        after start, so a check right after launch may not list the profile yet.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            out = self.run("shotctl", "doctor", *args).stdout
+            if text in out or time.monotonic() > deadline:
+                return out
+            time.sleep(0.5)
+
     def status(self, host: str | None = None) -> dict[str, Any]:
         from shotbridge.client import request_sync
 

@@ -43,12 +43,12 @@ def test_mcp_with_the_sdk_default_environment_finds_the_host(
 
 def test_doctor_with_the_headed_profile(desktop: Desktop, headed: HeadedChromium) -> None:
     profile = headed.profile_dir()
-    done = desktop.run("shotctl", "doctor", "--user-data-dir", str(profile))
-    assert done.returncode == 0, done.stdout
-    assert f"[ ok ] profile {profile / 'Default'}: has the extension (loaded with " in done.stdout
-    assert str(profile / "NativeMessagingHosts" / "dev.shotbridge.host.json") in done.stdout
+    line = f"[ ok ] profile {profile / 'Default'}: has the extension (loaded with --load-extension"
+    out = desktop.doctor_until(line, "--user-data-dir", str(profile))
+    assert line in out and "all required checks pass" in out, out
+    assert str(profile / "NativeMessagingHosts" / "dev.shotbridge.host.json") in out
     [host] = desktop.wait_hosts(1)
-    assert f"connected: extension 0.1.0, profile {host['profile_id']}" in done.stdout
+    assert f"connected: extension 0.1.0, profile {host['profile_id']}" in out
     # An IDE's environment sees the same hosts.
     minimal = desktop.run("shotctl", "doctor", env=desktop.minimal_env())
     assert f"host {host['pid']}: answers" in minimal.stdout, minimal.stdout

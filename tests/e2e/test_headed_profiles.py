@@ -3,19 +3,7 @@
 
 from __future__ import annotations
 
-import time
-
 from tests.e2e.headed import Desktop, HeadedChromium
-
-
-def _doctor_until(desktop: Desktop, text: str, timeout: float = 40) -> str:
-    """Run doctor until its output contains ``text`` (Chromium writes Preferences lazily)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        out = desktop.run("shotctl", "doctor").stdout
-        if text in out or time.monotonic() > deadline:
-            return out
-        time.sleep(0.5)
 
 
 def test_unregistered_profile_fails_doctor_until_installed(
@@ -25,7 +13,7 @@ def test_unregistered_profile_fails_doctor_until_installed(
     browser = HeadedChromium(desktop, profile, start_url=f"{pages_url}/buttons.html").start()
     try:
         fix = f"shotctl install --user-data-dir {profile}"
-        out = _doctor_until(desktop, fix)
+        out = desktop.doctor_until(fix)
         assert f"[FAIL] profile {profile / 'Default'}: has the extension" in out, out
         assert "some required checks fail" in out
         done = desktop.run(*fix.split())
