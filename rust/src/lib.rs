@@ -8,6 +8,8 @@
 pub mod annotate;
 pub mod budget;
 pub mod decode;
+pub mod diff;
+pub mod diffimage;
 pub mod encode;
 pub mod error;
 pub mod font;

@@ -8,6 +8,8 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
 
+use crate::diff::{self, DiffOptions, Frame};
+use crate::diffimage;
 use crate::error::CoreError;
 use crate::geometry::CssGeometry;
 use crate::input::Input;
@@ -192,6 +194,102 @@ fn turbo_floor(
     })
 }
 
+/// Compare two screenshots of one page (see `shotbridge.diff.compare`): pixelmatch's YIQ
+/// threshold and anti-aliasing test after aligning both in page coordinates; regions are
+/// (x0, y0, x1, y1, changed) in pixels of `after`.
+#[pyfunction(name = "diff")]
+#[pyo3(signature = (
+    before, after, *, before_scroll=(0.0, 0.0), after_scroll=(0.0, 0.0), before_scale=1.0,
+    after_scale=1.0, threshold=0.1, include_aa=false, max_regions=10, min_region_pixels=1,
+    image=false, max_width=1280, max_long_edge=1568, quality=60, min_quality=30,
+    max_bytes=500_000, max_crops=3,
+))]
+#[allow(clippy::too_many_arguments)]
+fn diff_images<'py>(
+    py: Python<'py>,
+    before: &Bound<'py, PyAny>,
+    after: &Bound<'py, PyAny>,
+    before_scroll: (f64, f64),
+    after_scroll: (f64, f64),
+    before_scale: f64,
+    after_scale: f64,
+    threshold: f64,
+    include_aa: bool,
+    max_regions: usize,
+    min_region_pixels: u64,
+    image: bool,
+    max_width: u32,
+    max_long_edge: u32,
+    quality: u8,
+    min_quality: u8,
+    max_bytes: usize,
+    max_crops: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let b = Frame {
+        input: input(before)?,
+        scroll: before_scroll,
+        scale: before_scale,
+    };
+    let a = Frame {
+        input: input(after)?,
+        scroll: after_scroll,
+        scale: after_scale,
+    };
+    let opts = DiffOptions {
+        threshold,
+        include_aa,
+        max_regions,
+        min_region_pixels,
+    };
+    let render = Options {
+        max_width,
+        max_long_edge,
+        quality,
+        min_quality,
+        max_bytes,
+        ..Options::default()
+    };
+    let (cmp, rendered) = detached(py, || {
+        let cmp = diff::compare(&b, &a, &opts)?;
+        let rendered = if image {
+            Some(diffimage::render(&cmp, &render, max_crops)?)
+        } else {
+            None
+        };
+        Ok((cmp, rendered))
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("changed", cmp.changed)?;
+    d.set_item("compared", cmp.compared)?;
+    d.set_item("offset", cmp.aligned.offset)?;
+    let o = cmp.aligned.overlap;
+    d.set_item("overlap", (o.x0, o.y0, o.x1, o.y1))?;
+    d.set_item("width", cmp.aligned.after.width)?;
+    d.set_item("height", cmp.aligned.after.height)?;
+    let regions: Vec<(i64, i64, i64, i64, u64)> = cmp
+        .regions
+        .iter()
+        .map(|r| (r.rect.x0, r.rect.y0, r.rect.x1, r.rect.y1, r.changed))
+        .collect();
+    d.set_item("regions", regions)?;
+    match rendered {
+        Some(r) => {
+            d.set_item("image", PyBytes::new(py, &r.jpeg))?;
+            d.set_item("image_width", r.width)?;
+            d.set_item("image_height", r.height)?;
+            d.set_item("image_quality", r.quality)?;
+            d.set_item("crops", r.crops)?;
+        }
+        None => d.set_item("image", py.None())?,
+    }
+    let timings = PyDict::new(py);
+    for (stage, us) in cmp.timings_us {
+        timings.set_item(stage, us)?;
+    }
+    d.set_item("timings_us", timings)?;
+    Ok(d)
+}
+
 /// Test hook: panics inside the core, to prove panics surface as `CoreInternalError`.
 #[pyfunction]
 fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
@@ -204,6 +302,7 @@ fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(shrink, m)?)?;
     m.add_function(wrap_pyfunction!(turbo_floor, m)?)?;
+    m.add_function(wrap_pyfunction!(diff_images, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add("MAX_PIXELS", MAX_PIXELS)?;
     m.add("MAX_SIDE", MAX_SIDE)?;
