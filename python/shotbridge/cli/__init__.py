@@ -23,7 +23,37 @@ _COMMANDS: dict[str, str] = {
 }
 
 
+class _OneLineUsageError(click.UsageError):
+    """A usage error as one line on stderr (exit 2): no usage banner, never a traceback."""
+
+    def show(self, file: object = None) -> None:
+        prog = self.ctx.command_path if self.ctx else "shotctl"
+        click.echo(f"{prog}: error: {self.format_message()}", err=True)
+
+
+def _surrogate_free(args: list[str]) -> None:
+    # Bytes that are not UTF-8 reach argv as lone surrogates; nothing downstream can encode them.
+    for arg in args:
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = arg.encode("utf-8", "backslashreplace").decode()
+            raise _OneLineUsageError(f"argument {shown!r} is not valid UTF-8") from None
+
+
 class _LazyGroup(click.Group):
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        _surrogate_free(args)
+        return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except _OneLineUsageError:
+            raise
+        except click.UsageError as exc:  # includes BadParameter from any subcommand
+            raise _OneLineUsageError(exc.format_message(), exc.ctx) from None
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(_COMMANDS)
 

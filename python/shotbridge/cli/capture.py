@@ -16,7 +16,12 @@ from typing import Any, NoReturn
 import click
 
 from shotbridge.cli import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_NO_BROWSER
-from shotbridge.cli.options import browser_option, parse_window
+from shotbridge.cli.options import (
+    MAX_MAX_BYTES,
+    FiniteFloatRange,
+    browser_option,
+    parse_window,
+)
 
 
 class _Status:
@@ -186,17 +191,19 @@ def _outputs(out: Path | None) -> tuple[Path, Path, Path]:
 @click.option("--annotation-selector", metavar="CSS", help="With --target custom: what to label.")
 @click.option("--max-annotations", type=click.IntRange(1, 100), default=50, show_default=True)
 @click.option("--max-width", type=click.IntRange(16, 8192), default=1280, show_default=True)
-@click.option("--max-bytes", type=click.IntRange(2000), default=500_000, show_default=True)
+@click.option(
+    "--max-bytes", type=click.IntRange(2000, MAX_MAX_BYTES), default=500_000, show_default=True
+)
 @click.option(
     "--window-size",
     default="1280x800",
     show_default=True,
     help="Headless window size, WIDTHxHEIGHT.",
 )
-@click.option("--dpr", type=click.FloatRange(0.5, 4), help="Headless device pixel ratio.")
+@click.option("--dpr", type=FiniteFloatRange(0.5, 4), help="Headless device pixel ratio.")
 @click.option(
     "--timeout",
-    type=click.FloatRange(1, 120),
+    type=FiniteFloatRange(1, 120),
     default=20,
     show_default=True,
     help="Seconds to allow the capture (navigation included).",
