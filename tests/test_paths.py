@@ -59,6 +59,7 @@ def test_host_with_xdg_is_found_by_a_client_with_only_home(
         assert [h.pid for h in paths.list_hosts()] == [info.pid]
         assert paths.select_host("p-123456") is not None  # a prefix of 8+ characters
         assert paths.select_host("p-1") is None
+        monkeypatch.setenv("XDG_RUNTIME_DIR", str(session / "xdg"))  # the host's environment
         paths.remove_host_files(info.pid, host_dir)
         assert not (paths.registry_dir() / f"host-{info.pid}.json").exists()
         assert paths.list_hosts() == []

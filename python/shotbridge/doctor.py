@@ -268,7 +268,7 @@ def check_launcher(path: Path) -> Check:
 
 
 def check_runtime_dir(directory: Path) -> Check:
-    name = "runtime dir"
+    name = "host registry" if directory == paths.registry_dir() else "runtime dir"
     try:
         st = os.lstat(directory)
     except FileNotFoundError:

@@ -174,7 +174,7 @@ def write_host_info(info: HostInfo, directory: Path | None = None) -> Path:
     """
     path = info_path(info.pid, directory)
     _write_record(path, info)
-    if not private_runtime():
+    if _registers(path.parent):
         with contextlib.suppress(OSError, BusError):  # the registry is a convenience only
             registry = ensure_private_dir(registry_dir())
             if registry != path.parent:
@@ -194,9 +194,15 @@ def remove_host_files(pid: int, directory: Path | None = None) -> None:
     for path in (socket_path(pid, directory), info_path(pid, directory)):
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
-    if not private_runtime():
+    if _registers(directory if directory is not None else runtime_dir(create=False)):
         with contextlib.suppress(OSError):
             (registry_dir() / f"host-{pid}.json").unlink()
+
+
+def _registers(directory: Path) -> bool:
+    """Only a host in the default runtime dir is copied to the registry (not a private one, nor
+    one a test put in a folder of its own)."""
+    return not private_runtime() and directory == runtime_dir(create=False)
 
 
 def pid_alive(pid: int) -> bool:
