@@ -24,6 +24,7 @@ import msgpack
 import pytest
 from shotbridge import paths
 from shotbridge.client import BusClient, wait_for_host
+from shotbridge.errors import CommandError
 from shotbridge.framing import BUS
 from shotbridge.protocol import EXTENSION_ORIGIN
 
@@ -272,5 +273,17 @@ def test_host_exits_within_2s_whatever_the_clients_do(rundir: Path, how: str) ->
             assert code == 0
             assert elapsed <= 2.0, f"host took {elapsed:.2f} s to exit"
             assert list(rundir.iterdir()) == []
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("since", ["abc", 1.5, [1], "9" * 5000])
+def test_timeline_with_a_bad_since_is_bad_request(rundir: Path, since: Any) -> None:
+    async def scenario() -> None:
+        async with served(rundir), await BusClient.connect(runtime_dir=rundir) as client:
+            with pytest.raises(CommandError) as err:
+                await client.request("timeline", {"since": since}, timeout=5)
+            assert err.value.code == "bad_request"
+            assert (await client.request("timeline", {"since": "3"}, timeout=5))["entries"] == []
 
     run(scenario())

@@ -90,6 +90,19 @@ class RecordConfigArgs(Model):
     observe: bool | None = None
 
 
+def _since(value: Any) -> int:
+    """timeline's ``since``: a sequence number (int, or digits); anything else is bad_request."""
+    if value is None or value == "":
+        return 0
+    refusal = CommandError(ErrorCode.BAD_REQUEST, f"since must be an integer, not {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise refusal
+    try:
+        return max(0, int(value))
+    except ValueError:
+        raise refusal from None
+
+
 class Recorder:
     def __init__(self, link: Link, shots: Any, *, clock: Any = time.monotonic) -> None:
         self.link = link
@@ -273,7 +286,7 @@ class Recorder:
             "session": self.timeline.session,
             "started": self.timeline.started,
             "entries": self.timeline.export(
-                since=int(args.get("since") or 0),
+                since=_since(args.get("since")),
                 kinds=list(kinds) if isinstance(kinds, list) else None,
                 bodies=bool(args.get("bodies", True)),
             ),
