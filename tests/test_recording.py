@@ -326,3 +326,46 @@ def test_valid_text_only_replaces_lone_surrogates(s: str) -> None:
     out.encode("utf-8")
     assert len(out) == len(s)
     assert all(a == b for a, b in zip(s, out, strict=True) if not 0xD800 <= ord(a) <= 0xDFFF)
+
+
+class CaptureLink:
+    """Answers ``capture`` with a 64x48 image whose only mask is ``mask``."""
+
+    def __init__(self, mask: dict[str, float]) -> None:
+        self.mask = mask
+
+    async def request(
+        self, cmd: str, args: dict[str, Any] | None = None, timeout: float = 15.0
+    ) -> dict[str, Any]:
+        import base64
+        import io
+
+        from PIL import Image
+
+        buf = io.BytesIO()
+        Image.new("RGB", (64, 48), (0, 255, 0)).save(buf, "JPEG")
+        size = {"width": 64, "height": 48}
+        return {
+            "data_url": "data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode(),
+            "method": "cdp",
+            "url": "http://a/",
+            "title": "A",
+            "tab_id": 1,
+            "device_pixel_ratio": 1,
+            "viewport": size,
+            "scroll": {"x": 0, "y": 0},
+            "origin": {"x": 0, "y": 0},
+            "css_size": size,
+            "masks": [self.mask],
+        }
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_a_mask_that_cannot_be_placed_fails_the_screenshot(bad: float) -> None:
+    from shotbridge import screenshot
+
+    mask = {"x": bad, "y": 0.0, "width": 10.0, "height": 10.0}
+    with pytest.raises(CommandError, match="cannot be placed"):
+        asyncio.run(screenshot.take(CaptureLink(mask), {}))
+    ok = {"x": 0.0, "y": 0.0, "width": 10.0, "height": 10.0}
+    assert asyncio.run(screenshot.take(CaptureLink(ok), {}))["masked"] == 1
