@@ -4,7 +4,6 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
 
@@ -22,6 +21,7 @@ pyo3::import_exception!(shotbridge.errors, UnknownFormatError);
 pyo3::import_exception!(shotbridge.errors, CorruptImageError);
 pyo3::import_exception!(shotbridge.errors, ImageTooLargeError);
 pyo3::import_exception!(shotbridge.errors, CoreInternalError);
+pyo3::import_exception!(shotbridge.errors, InvalidInputError);
 
 fn to_py(e: CoreError) -> PyErr {
     let msg = e.message().to_owned();
@@ -31,7 +31,8 @@ fn to_py(e: CoreError) -> PyErr {
         CoreError::UnknownFormat(_) => UnknownFormatError::new_err(msg),
         CoreError::Corrupt(_) => CorruptImageError::new_err(msg),
         CoreError::TooLarge(_) => ImageTooLargeError::new_err(msg),
-        CoreError::Options(_) => PyValueError::new_err(msg),
+        // Every refusal is an ImageError: callers catch one family (issue 12).
+        CoreError::Options(_) => InvalidInputError::new_err(msg),
         CoreError::Internal(_) => CoreInternalError::new_err(msg),
     }
 }
@@ -62,9 +63,13 @@ fn input<'a>(data: &'a Bound<'_, PyAny>) -> PyResult<Input<'a>> {
     if let Ok(b) = data.cast::<PyBytes>() {
         Ok(Input::Bytes(b.as_bytes()))
     } else if let Ok(s) = data.cast::<PyString>() {
-        Ok(Input::Text(s.to_str()?))
+        // A lone surrogate cannot be base64 or a data: URL: a base64 error, not UnicodeEncodeError.
+        let text = s
+            .to_str()
+            .map_err(|_| Base64Error::new_err("image text holds a lone surrogate: not base64"))?;
+        Ok(Input::Text(text))
     } else {
-        Err(PyTypeError::new_err(
+        Err(InvalidInputError::new_err(
             "data must be bytes or str (a data: URL or base64)",
         ))
     }
