@@ -106,7 +106,7 @@ def input_args(shots: ShotRegistry, a: InteractArgs) -> tuple[dict[str, Any], Sh
     elif a.label is not None:
         shot = shots.for_label(a.screenshot_id)
         point, ann = label_target(shot, a.label)
-        out.update(x=point.x, y=point.y, expect_selector=ann.selector or ann.shadow_selector)
+        out.update(x=point.x, y=point.y, expect_selector=ann.target)
     elif a.x is not None and a.y is not None:
         shot = shots.for_point(a.screenshot_id)
         point = image_to_viewport(shot, a.x, a.y)

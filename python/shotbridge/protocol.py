@@ -235,11 +235,13 @@ class ElementInfo(Model):
     type: str | None = None  # input type (e.g. "password", which has no role)
     # The visible element drawn in place of a hidden control (e.g. a switch's label).
     proxy: str | None = None
+    # Inside iframes: their selectors from the top page ([] in the top document).
+    frame: list[str] = Field(default_factory=list)
 
     @property
     def target(self) -> str:
         """What resolves to this element in our own selector syntax (CSS or a >>> path)."""
-        return self.selector or self.shadow_selector
+        return self.shadow_selector if self.frame else (self.selector or self.shadow_selector)
 
 
 class HiddenElement(Model):
@@ -249,6 +251,7 @@ class HiddenElement(Model):
     role: str = ""
     name: str = ""
     hidden_by: str  # selector of the element on top of it
+    frame: list[str] = Field(default_factory=list)  # iframes it is in, from the top page
 
 
 class DiscoverArgs(Model):
@@ -275,3 +278,5 @@ class DiscoverResult(Model):
     interactive_count: int = 0
     hidden: list[HiddenElement] = Field(default_factory=list)  # covered controls, up to 20
     notes: list[str] = Field(default_factory=list)  # crowding hints
+    # Iframes on the page: frame (selectors from the top), bounds, url, labelled (count).
+    frames: list[dict[str, Any]] = Field(default_factory=list)

@@ -93,6 +93,7 @@ class Annotation(Model):
     state: dict[str, bool | str] = Field(default_factory=dict)
     type: str | None = None
     proxy: str | None = None
+    frame: list[str] = Field(default_factory=list)  # iframe selectors from the top page
 
 
 def _shift(rect: Rect, origin: Point) -> Rect:
@@ -137,6 +138,7 @@ def to_annotations(elements: list[ElementInfo]) -> list[Annotation]:
             state=e.state,
             type=e.type,
             proxy=e.proxy,
+            frame=e.frame,
         )
         for i, e in enumerate(elements, start=1)
     ]
@@ -306,6 +308,7 @@ async def take(
         "annotations": labels,
         "total_found": found.total_found if found else 0,
         "hidden": [h.model_dump() for h in found.hidden] if found else [],
+        "frames": found.frames if found else [],
         "page": (
             {"headings": found.headings, "forms": found.forms}
             | {"interactive_count": found.interactive_count}

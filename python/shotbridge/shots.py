@@ -46,7 +46,14 @@ class ShotLabel(Model):
     bounds: Rect  # CSS px, viewport-relative at the screenshot's scroll
     tag: str = ""
     name: str = ""
-    shadow_selector: str = ""  # the ">>>" path when the element is inside a shadow root
+    # The ">>>" path when the element is inside a shadow root or an iframe.
+    shadow_selector: str = ""
+    frame: list[str] = Field(default_factory=list)  # iframe selectors from the top page
+
+    @property
+    def target(self) -> str:
+        """What resolves to this element from the top page (CSS, or a >>> path through frames)."""
+        return self.shadow_selector if self.frame else (self.selector or self.shadow_selector)
 
 
 class Shot(Model):

@@ -5,6 +5,9 @@ test asks the real extension (through the real host and bus) for an annotated sc
 page and checks: ≥ 98 % of the expected controls are labelled with the right name and state;
 every `selector` is unique in document.querySelectorAll and every `locator` unique when run by
 Playwright (its own Chromium on the same page); a label click acts on the right element.
+Pages with same- and cross-origin iframes (oauth, checkout, nested) are part of the corpus: their
+selectors are checked in the frame's own document (tests/e2e/test_annotations_frames.py does the
+rest for frames).
 """
 
 from __future__ import annotations
@@ -48,14 +51,18 @@ const { chromium } = require('playwright-core');
     for (const a of job.annotations) {
       const { label, name, selector, locator } = a;
       const r = { page: job.page, label, name, selector, locator };
+      // An element in an iframe: its selector is CSS of that frame's document.
+      let doc = null;
+      for (const f of a.frame || []) doc = (doc || page).frameLocator(f);
       if (a.selector) {
-        r.css_count = await page.evaluate((s) => document.querySelectorAll(s).length, a.selector);
+        const count = (root, s) => root.ownerDocument.querySelectorAll(s).length;
+        r.css_count = await (doc || page).locator(':root').evaluate(count, a.selector);
       }
       if (a.locator) {
         const loc = new Function('page', `return page.${a.locator};`)(page);
         r.locator_count = await loc.count();
         if (a.selector && r.locator_count === 1) {
-          r.same = await loc.evaluate((e, s) => e === document.querySelector(s), a.selector);
+          r.same = await loc.evaluate((e, s) => e === e.ownerDocument.querySelector(s), a.selector);
         }
       }
       out.push(r);

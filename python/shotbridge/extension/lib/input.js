@@ -6,6 +6,7 @@
 
 import { Code, ShotError } from './errors.js';
 import { callPage } from './page.js';
+import { elementAtDeep, inFocusedFrame, locateDeep, pointOnDeep } from './frames.js';
 import { withDebugger } from './debugger.js';
 import { targetTab } from './tabs.js';
 import { MODIFIER_BITS, keyPressEvents, modifierName } from './keys.js';
@@ -119,6 +120,19 @@ async function page(tabId, name, args) {
 }
 
 /**
+ * `locate` for a selector, through iframes when a ">>>" step lands on one; `{error}` answers
+ * become ShotErrors.
+ * @param {number} tabId
+ * @param {string} selector
+ * @param {boolean} scrollIntoView
+ */
+async function locate(tabId, selector, scrollIntoView) {
+  const out = await locateDeep(tabId, selector, scrollIntoView);
+  if (out && out.error) throw new ShotError(out.error.code, out.error.message);
+  return out;
+}
+
+/**
  * Watches a tab for navigations an action starts (link clicks, Enter in a form), from before the
  * action is dispatched so a fast one is not missed.
  * @param {number} tabId
@@ -196,7 +210,7 @@ async function aim(tabId, a, state) {
   /** @type {Record<string, any>} */
   const extra = {};
   if (a.selector !== null) {
-    const loc = await page(tabId, 'locate', { selector: a.selector, scroll_into_view: true });
+    const loc = await locate(tabId, a.selector, true);
     if (!loc.visible || !loc.point) {
       throw new ShotError(Code.NOT_FOUND, `The element matching "${a.selector}" is not visible (${loc.bounds.width}x${loc.bounds.height} CSS px at ${loc.bounds.x},${loc.bounds.y}).`);
     }
@@ -235,16 +249,16 @@ async function aim(tabId, a, state) {
   }
   x = Math.round(x * 100) / 100;
   y = Math.round(y * 100) / 100;
-  if (a.expect_selector !== null && !(await callPage(tabId, 'pointOn', { selector: a.expect_selector, x, y }))) {
+  if (a.expect_selector !== null && !(await pointOnDeep(tabId, a.expect_selector, x, y))) {
     // A labelled element that moved since the screenshot: act on it where it is now.
-    const loc = await callPage(tabId, 'locate', { selector: a.expect_selector, scroll_into_view: true });
+    const loc = await locateDeep(tabId, a.expect_selector, true);
     if (loc && !loc.error && loc.visible && loc.point && !loc.covered_by) {
       notes.push(`The labelled element is no longer at that spot; used its current position (${loc.point.x}, ${loc.point.y}).`);
       extra.retargeted = true;
       return { point: loc.point, hit: loc.element, notes, extra };
     }
   }
-  const at = await callPage(tabId, 'elementAt', { x, y });
+  const at = await elementAtDeep(tabId, x, y);
   return { point: { x, y }, hit: at.hit, notes, extra };
 }
 
@@ -367,13 +381,13 @@ export async function input(ctx) {
         await dbg.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: target.point.x, y: target.point.y, modifiers: mods, button: 'none', buttons: 0 });
       } else if (a.action === 'type') {
         if (target.point) await click(dbg, target.point, { ...a, button: 'left', click_count: 1 }, 0);
-        const focus = (await page(tabId, 'focused', null)).focused;
+        const focus = (await inFocusedFrame(tabId, 'focused')).focused;
         if (!focus || !focus.editable) {
           throw bad(focus
             ? `The focused element (${focus.tag} "${focus.name || focus.text}", ${focus.selector}) does not take text; click a text field first or pass its selector.`
             : 'Nothing has focus to type into: give x/y, a label or a selector of a text field.');
         }
-        if (a.clear) await page(tabId, 'selectFocused', null);
+        if (a.clear) await inFocusedFrame(tabId, 'selectFocused');
         // insertText behaves like an IME commit: one beforeinput/input pair, no per-key events.
         if (a.text) await dbg.send('Input.insertText', { text: a.text });
       } else if (a.action === 'keypress') {
@@ -408,7 +422,7 @@ export async function input(ctx) {
     });
     if (settled.still_loading) target.notes.push('A navigation started and the page is still loading.');
     if (a.action === 'type' || a.action === 'keypress') {
-      const f = await within(callPage(tabId, 'focused', null), 1000, null);
+      const f = await within(inFocusedFrame(tabId, 'focused'), 1000, null);
       if (f) result.focused = f.focused;
     }
   } finally {
@@ -426,7 +440,7 @@ export async function elementAt(ctx) {
   const { x, y } = ctx.args;
   if (!isNum(x) || !isNum(y)) throw bad('element_at needs x and y (CSS px of the viewport)');
   const tabId = await targetTab(ctx);
-  return page(tabId, 'elementAt', { x, y });
+  return elementAtDeep(tabId, x, y);
 }
 
 /**
@@ -438,5 +452,5 @@ export async function resolve(ctx) {
   const { selector } = ctx.args;
   if (typeof selector !== 'string' || !selector.trim()) throw bad('resolve needs a selector');
   const tabId = await targetTab(ctx);
-  return page(tabId, 'locate', { selector, scroll_into_view: !!ctx.args.scroll_into_view });
+  return locate(tabId, selector, !!ctx.args.scroll_into_view);
 }

@@ -2,6 +2,7 @@
 
 import { Code, ShotError } from './errors.js';
 import { callPage } from './page.js';
+import { discoverAll } from './frames.js';
 import { targetTab } from './tabs.js';
 
 /**
@@ -19,7 +20,8 @@ export async function discover(ctx) {
   const max = a.max ?? 50;
   if (!Number.isInteger(max) || max < 1 || max > 100) throw new ShotError(Code.BAD_REQUEST, 'max must be an integer 1..100');
   const tabId = await targetTab(ctx);
-  const out = await callPage(tabId, 'discover', {
+  // Every frame, joined into one list (lib/frames.js).
+  const out = await discoverAll(tabId, {
     target,
     selector: target === 'custom' ? a.selector : null,
     max,

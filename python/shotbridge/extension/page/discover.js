@@ -91,6 +91,7 @@
   }
 
   /** Where the page is crowded for the labels asked for: a hint naming the region. */
+  L.crowding = crowding;
   function crowding(/** @type {{x: number, y: number, width: number, height: number}[]} */ boxes, max, total) {
     const notes = [];
     if (total > max) {
@@ -115,7 +116,9 @@
   }
 
   /**
-   * @param {{target?: string, selector?: string | null, max?: number, include_offscreen?: boolean}} args
+   * With `frames`, the answer also says where this frame sits (`frame_path`) and where its own
+   * iframes are (`child_frames`), so lib/frames.js can join every frame's elements into one list.
+   * @param {{target?: string, selector?: string | null, max?: number, include_offscreen?: boolean, frames?: boolean}} args
    */
   L.discover = (args) => {
     const target = args.target || 'interactive';
@@ -242,6 +245,7 @@
         hidden_by: L.uniqueSelector(by),
       })),
       notes: crowding(elements.map((e) => e.bounds), max, ordered.length),
+      ...(args.frames ? { frame_path: L.framePath(), child_frames: L.childFrames(roots) } : {}),
     };
   };
 })();

@@ -62,8 +62,16 @@
    */
   L.elementAt = (args) => {
     const el = L.deepElementFromPoint(args.x, args.y);
+    // Inside an iframe: that frame's document says what is there (lib/frames.js follows `enter`).
+    if (el && L.isFrameElement(el)) {
+      const index = L.frameIndexOf(el);
+      if (index >= 0) return { ...state(), hit: describe(el), enter: { index, box: L.frameBox(el) } };
+    }
     return { ...state(), hit: el ? describe(actionable(el)) : null };
   };
+
+  /** The frame `el` (an iframe) as a step of a path: its index, content box and selector. @param {Element} el */
+  const frameStep = (el) => ({ index: L.frameIndexOf(el), box: L.frameBox(el), selector: L.uniqueSelector(el) });
 
   /**
    * Resolve a selector to its first match and, when asked, bring it into view (instantly: smooth
@@ -71,12 +79,22 @@
    * @param {{selector: string, scroll_into_view?: boolean}} args
    */
   L.locate = (args) => {
-    const res = L.resolveOne(args.selector);
+    const res = L.resolvePath(args.selector);
     if (res.error) return { error: res.error };
-    const el = /** @type {Element} */ (res.element);
-    let r = el.getBoundingClientRect();
     const vw = window.innerWidth;
     const vh = window.innerHeight;
+    if (res.enter) {
+      // The rest of the path is in an iframe's document: bring the iframe into view and say
+      // where its viewport is; lib/frames.js goes on in that frame.
+      const f = res.enter.el;
+      const fr = f.getBoundingClientRect();
+      if (args.scroll_into_view && L.overlapArea(fr, { x: 0, y: 0, width: vw, height: vh }) < 0.5 * fr.width * fr.height) {
+        f.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+      }
+      return { ...state(), enter: { ...frameStep(f), rest: res.enter.rest } };
+    }
+    const el = /** @type {Element} */ (res.element);
+    let r = el.getBoundingClientRect();
     const visibleArea = () => L.overlapArea(r, { x: 0, y: 0, width: vw, height: vh });
     if (args.scroll_into_view && visibleArea() < 0.5 * r.width * r.height) {
       el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
@@ -152,6 +170,8 @@
       el = el.shadowRoot.activeElement;
     }
     if (!el || el === document.body || el === document.documentElement) return { ...state(), focused: null };
+    // Focus is inside an iframe: that frame knows the focused field (lib/frames.js follows it).
+    if (L.isFrameElement(el) && L.frameIndexOf(el) >= 0) return { ...state(), focused: null, enter: frameStep(el) };
     const out = /** @type {any} */ (describe(el));
     out.editable = editable(el);
     // Without the secrets module a field's value is never told (fail closed).
@@ -168,6 +188,7 @@
   L.selectFocused = () => {
     const el = /** @type {any} */ (document.activeElement);
     if (!el) return false;
+    if (L.isFrameElement(el) && L.frameIndexOf(el) >= 0) return { enter: frameStep(el) };
     if (typeof el.select === 'function' && (el.localName === 'input' || el.localName === 'textarea')) {
       el.select();
       return true;

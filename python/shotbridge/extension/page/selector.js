@@ -257,6 +257,125 @@
     return found;
   };
 
+  // ---- Frames. A frame is named by its path: its index in each ancestor's `window.frames`, top
+  // first. A cross-origin frame may read `parent`, `length` and `parent[i]` of its ancestors (and
+  // compare windows), so every frame knows its own path without help, and a parent knows each
+  // iframe's index: the service worker joins the two (lib/frames.js).
+
+  const FRAME_TAGS = new Set(['iframe', 'frame']);
+  L.isFrameElement = (/** @type {Element} */ el) => FRAME_TAGS.has(el.localName);
+
+  /** This frame's path from the top frame ([] in the top frame). @returns {number[]} */
+  L.framePath = () => {
+    const path = [];
+    let w = /** @type {Window} */ (window);
+    for (let depth = 0; w !== w.parent && depth < 16; depth++) {
+      const p = w.parent;
+      let idx = -1;
+      for (let i = 0; i < p.length; i++) {
+        if (p[i] === w) {
+          idx = i;
+          break;
+        }
+      }
+      path.unshift(idx);
+      w = p;
+    }
+    return path;
+  };
+
+  /** Index of an iframe element's window in this window's frames, or -1. @param {Element} el */
+  L.frameIndexOf = (el) => {
+    const win = /** @type {HTMLIFrameElement} */ (el).contentWindow;
+    if (!win) return -1;
+    for (let i = 0; i < window.length; i++) if (window[i] === win) return i;
+    return -1;
+  };
+
+  /** The iframe's content box (where its document's viewport sits), viewport CSS px. @param {Element} el */
+  L.frameBox = (el) => {
+    const r = el.getBoundingClientRect();
+    const cs = getComputedStyle(el);
+    const px = (/** @type {string} */ v) => parseFloat(v) || 0;
+    const h = /** @type {HTMLElement} */ (el);
+    return L.rect({
+      x: r.x + h.clientLeft + px(cs.paddingLeft),
+      y: r.y + h.clientTop + px(cs.paddingTop),
+      width: Math.max(0, h.clientWidth - px(cs.paddingLeft) - px(cs.paddingRight)),
+      height: Math.max(0, h.clientHeight - px(cs.paddingTop) - px(cs.paddingBottom)),
+    });
+  };
+
+  /**
+   * Visible iframes of this document (open and closed shadow roots too): where their viewport
+   * sits, how to name them, and whatever covers them (a modal over a payment iframe).
+   * @param {(Document | ShadowRoot)[]} [roots]
+   */
+  L.childFrames = (roots) => {
+    const out = [];
+    for (const el of L.queryAllDeep('iframe, frame', { roots: roots || L.allRoots(document, true) })) {
+      const rect = el.getBoundingClientRect();
+      if (!L.isVisible(el, rect)) continue;
+      const index = L.frameIndexOf(el);
+      if (index < 0) continue;
+      const sel = L.selectors(el);
+      const box = L.frameBox(el);
+      // What is on top at the middle of the visible part of the frame (null: the frame itself).
+      const x0 = Math.max(box.x, 0);
+      const x1 = Math.min(box.x + box.width, window.innerWidth);
+      const y0 = Math.max(box.y, 0);
+      const y1 = Math.min(box.y + box.height, window.innerHeight);
+      let covered_by = null;
+      if (x1 - x0 >= 1 && y1 - y0 >= 1) {
+        const hit = L.deepElementFromPoint((x0 + x1) / 2, (y0 + y1) / 2);
+        if (hit && !L.composedContains(el, hit)) covered_by = L.uniqueSelector(hit);
+      }
+      out.push({ index, box, selector: sel.selector || sel.shadow_selector, css: sel.selector, covered_by });
+    }
+    return out;
+  };
+
+  /**
+   * Run `L[name](args)` only in the frame at `path` (every frame is asked; the others answer
+   * null), so a call can be routed to a cross-origin frame without knowing its extension frameId.
+   * @param {{path: number[], name: string, args: any}} req
+   */
+  L.inFrame = (req) => {
+    const here = L.framePath();
+    if (here.length !== req.path.length || here.some((v, i) => v !== req.path[i])) return null;
+    const value = L[req.name](req.args);
+    if (value && typeof value.then === 'function') return value.then((v) => ({ here: true, value: v }));
+    return { here: true, value };
+  };
+
+  /**
+   * Resolve a ">>>" path in this document. When a step lands on an iframe and steps remain, the
+   * rest belongs to that frame's document: answer where to go ({enter}) instead of an element.
+   * @param {string} selector
+   * @returns {{element?: Element, enter?: {el: Element, rest: string}, error?: {code: string, message: string}}}
+   */
+  L.resolvePath = (selector) => {
+    const parts = selector.split('>>>').map((s) => s.trim());
+    if (parts.some((p) => !p)) return { error: L.invalidSelector(selector, new SyntaxError('empty step around >>>')) };
+    /** @type {(Document | ShadowRoot)[]} */
+    let scopes = [document];
+    for (let i = 0; i < parts.length; i++) {
+      let found;
+      try {
+        found = scopes.flatMap((s) => [...s.querySelectorAll(parts[i])]);
+      } catch (e) {
+        return { error: L.invalidSelector(selector, e) };
+      }
+      if (!found.length) return { error: { code: 'not_found', message: `No element matches selector "${selector}".` } };
+      if (i === parts.length - 1) return { element: found[0] };
+      const shadows = /** @type {ShadowRoot[]} */ (found.map((el) => L.shadowRootOf(el, true)).filter(Boolean));
+      const frame = found.find(L.isFrameElement);
+      if (!shadows.length && frame) return { enter: { el: frame, rest: parts.slice(i + 1).join(' >>> ') } };
+      scopes = shadows;
+    }
+    return { error: { code: 'not_found', message: `No element matches selector "${selector}".` } };
+  };
+
   /**
    * Outcome of resolving a user selector to its first match, as plain data.
    * @param {string} selector

@@ -216,17 +216,22 @@ async def _annotated(
     if isinstance(shot, CallToolResult):  # the cooldown refused it
         return shot
     annotations = [_annotation(a) for a in shot.get("annotations", [])]
-    mapping = {
+    mapping: dict[str, Any] = {
         "page": {
             "url": shot.get("url"),
             "title": shot.get("title"),
             "viewport": shot.get("viewport"),
             "readyState": shot.get("ready_state") or info,
+            **_page_facts(shot.get("page")),
         },
         "annotations": annotations,
         "total_found": shot.get("total_found", len(annotations)),
         "image": content.image_facts(shot),
     }
+    # Covered controls (with what covers them), frames and crowding hints: only when there are any.
+    for key in ("hidden", "frames", "notes"):
+        if shot.get(key):
+            mapping[key] = shot[key]
     # The JSON alone says what the image is (URL, size, bytes, masks), for clients that drop images.
     blocks: list[ContentBlock] = [content.image(shot["jpeg"]), content.json_text(mapping)]
     return content.result(blocks, tool="observe")
@@ -240,8 +245,23 @@ async def _ready_state(state: ServerState) -> str | None:
     return info.get("ready_state")
 
 
-def _annotation(a: dict[str, Any]) -> dict[str, Any]:
+def _page_facts(page: dict[str, Any] | None) -> dict[str, Any]:
+    """Headings and counts the annotated screenshot found, named as observe(page) names them."""
+    if not page:
+        return {}
     return {
+        "headings": page.get("headings", []),
+        "form_count": _count(page.get("forms")),
+        "interactive_count": _count(page.get("interactive_count")),
+    }
+
+
+# Fields a label carries only when they say something (empty shadow path, no proxy, no frame).
+OPTIONAL = ("shadow_selector", "locator", "state", "type", "proxy", "frame")
+
+
+def _annotation(a: dict[str, Any]) -> dict[str, Any]:
+    out = {
         "label": a["label"],
         "selector": a["selector"],
         "tag": a.get("tag", ""),
@@ -252,3 +272,5 @@ def _annotation(a: dict[str, Any]) -> dict[str, Any]:
         "interactionHint": a.get("interactionHint") or a.get("interaction_hint", "clickable"),
         "in_viewport": a.get("in_viewport", True),
     }
+    out.update({k: a[k] for k in OPTIONAL if a.get(k)})
+    return out
