@@ -57,3 +57,41 @@ def turbo_floor(
 
 def _panic_for_tests() -> None:
     """Panics inside the core; raises CoreInternalError."""
+
+class CoreDiff(TypedDict, total=False):
+    changed: int
+    compared: int
+    offset: tuple[int, int]
+    overlap: tuple[int, int, int, int]
+    width: int
+    height: int
+    regions: list[tuple[int, int, int, int, int]]
+    image: bytes | None
+    image_width: int
+    image_height: int
+    image_quality: int
+    crops: int
+    timings_us: dict[str, int]
+
+def diff(
+    before: bytes | str,
+    after: bytes | str,
+    *,
+    before_scroll: tuple[float, float] = (0.0, 0.0),
+    after_scroll: tuple[float, float] = (0.0, 0.0),
+    before_scale: float = 1.0,
+    after_scale: float = 1.0,
+    threshold: float = 0.1,
+    include_aa: bool = False,
+    max_regions: int = 10,
+    min_region_pixels: int = 1,
+    image: bool = False,
+    max_width: int = 1280,
+    max_long_edge: int = 1568,
+    quality: int = 60,
+    min_quality: int = 30,
+    max_bytes: int = 500_000,
+    max_crops: int = 3,
+) -> CoreDiff:
+    """pixelmatch-style diff of two screenshots aligned by scroll (CSS px) and scale (px per CSS
+    px); regions are (x0, y0, x1, y1, changed) in pixels of ``after``."""

@@ -240,10 +240,16 @@ class Host:
         }
 
     async def _screenshot(self, conn: BusConnection, args: dict[str, Any]) -> dict[str, Any]:
-        from shotbridge import screenshot
+        from shotbridge import compare, screenshot  # compare: issue 16's diff
 
         try:
-            return await screenshot.take(self.link, args, self.sessions.get(conn, args).shots)
+            diff_args, take_args = compare.split_args(args)
+            shots = self.sessions.get(conn, args).shots
+            previous = shots.latest.id if shots.latest else None
+            result = await screenshot.take(self.link, take_args, shots)
+            if diff_args.wanted:
+                await compare.attach(self.link, shots, result, diff_args, take_args, previous)
+            return result
         except ImportError as exc:  # take() loads the Rust core on first use
             raise CommandError(
                 ErrorCode.INTERNAL,

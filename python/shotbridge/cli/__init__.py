@@ -20,6 +20,7 @@ _COMMANDS: dict[str, str] = {
     "doctor": "shotbridge.cli.doctor:doctor",
     "mcp": "shotbridge.cli.mcp:mcp",
     "config": "shotbridge.cli.config:config",
+    "diff": "shotbridge.cli.diff:diff",
 }
 
 

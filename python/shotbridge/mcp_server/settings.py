@@ -13,7 +13,13 @@ from shotbridge.mcp_server.record_settings import (
 
 ScreenshotMode = Literal["off", "on", "errors_only"]
 SCREENSHOT_MODES: tuple[str, ...] = get_args(ScreenshotMode)
-SETTING_NAMES = ("screenshot_mode", "mask_selectors", "auto_screenshot", "network")
+SETTING_NAMES = (
+    "screenshot_mode",
+    "mask_selectors",
+    "auto_screenshot",
+    "network",
+    "skip_unchanged",
+)
 
 SENSITIVE_WARNING = (
     "Screenshots may contain sensitive page content (passwords, PII). "
@@ -39,6 +45,9 @@ class CaptureSettings:
     # screenshot, and whether fetch/XHR traffic is recorded.
     auto_screenshot: dict[str, bool] = field(default_factory=lambda: dict(DEFAULT_AUTO))
     network: bool = False
+    # Issue 16: a capture whose pixels match the latest image the model was given comes back as
+    # text only ("Unchanged since screenshot #N").
+    skip_unchanged: bool = True
     # The privacy warning is shown once per server process, the first time screenshots are enabled.
     warned: bool = False
 
@@ -54,7 +63,8 @@ class CaptureSettings:
             raise SettingsError(
                 f"settings is empty. Valid settings: {', '.join(SETTING_NAMES)} "
                 f"(screenshot_mode: {' | '.join(SCREENSHOT_MODES)}; mask_selectors: list of CSS; "
-                "auto_screenshot: {on_navigation, on_error, on_action}; network: bool)."
+                "auto_screenshot: {on_navigation, on_error, on_action}; network: bool; "
+                "skip_unchanged: bool)."
             )
         mode = settings.get("screenshot_mode", self.screenshot_mode)
         if mode not in SCREENSHOT_MODES:
@@ -71,6 +81,7 @@ class CaptureSettings:
                 else self.auto_screenshot
             )
             network = check_network(settings.get("network", self.network))
+            skip_unchanged = _check_bool("skip_unchanged", settings, self.skip_unchanged)
         except ValueError as exc:
             raise SettingsError(str(exc)) from None
 
@@ -87,6 +98,9 @@ class CaptureSettings:
         if "network" in settings:
             self.network = network
             changed.append(f"network={'on' if network else 'off'}")
+        if "skip_unchanged" in settings:
+            self.skip_unchanged = skip_unchanged
+            changed.append(f"skip_unchanged={'true' if skip_unchanged else 'false'}")
         message = "Capture settings updated: " + ", ".join(changed)
         if mode != "off" and "screenshot_mode" in settings and not self.warned:
             self.warned = True
@@ -99,6 +113,8 @@ class CaptureSettings:
             f"mask_selectors={self.mask_selectors!r} (password fields are always masked), "
             f"auto_screenshot={_flags(self.auto_screenshot)}, "
             f"network={'on' if self.network else 'off'}"
+            # Shown once turned off (the default, on, keeps the established sentence).
+            + ("" if self.skip_unchanged else ", skip_unchanged=false")
         )
 
     def auto_screenshot_for(self, what: str) -> bool:
@@ -106,6 +122,13 @@ class CaptureSettings:
         if self.screenshot_mode == "on":
             return True
         return self.screenshot_mode == "errors_only" and what == "errors"
+
+
+def _check_bool(name: str, settings: dict[str, Any], current: bool) -> bool:
+    value = settings.get(name, current)
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be true or false.")
+    return value
 
 
 def _flags(auto: dict[str, bool]) -> str:

@@ -21,7 +21,13 @@ pixels only when layout or visuals matter. Limited to one screenshot per 5 s.
 scroll first scrolls the page ("top", "bottom", a y offset in CSS px, or a CSS selector to bring \
 into view); selector captures one element; full_page captures the whole page (up to 16 384 CSS \
 px) as several tiles in order, each its own image. Each image has a screenshot_id: \
-interact(x, y, screenshot_id) takes its pixels."""
+interact(x, y, screenshot_id) takes its pixels.
+compare_to ("previous" or a screenshot_id) adds what changed since that image: regions in CSS px, \
+the elements behind each (selector, role, name; before/after text) and the changed share of \
+pixels (a scroll in between is aligned, not a change); diff_image returns the new screenshot with \
+the changed regions outlined and numbered, plus before/after crops, instead of the plain image. \
+When the new pixels match the latest image you were given, only the text "Unchanged since \
+screenshot #N" comes back (configure skip_unchanged=false to always get the image)."""
 
 
 def register(server: MCPServer, state: ServerState) -> None:
@@ -56,13 +62,35 @@ def register(server: MCPServer, state: ServerState) -> None:
                 "selector to bring into view."
             ),
         ] = None,
+        compare_to: Annotated[
+            str | int | None,
+            Field(
+                description='"previous" (the latest screenshot you were given) or a '
+                "screenshot_id: report what changed since that image."
+            ),
+        ] = None,
+        diff_image: Annotated[
+            bool,
+            Field(
+                description="Return the outlined diff picture (changed regions numbered, "
+                "before/after crops) instead of the plain screenshot."
+            ),
+        ] = False,
     ) -> CallToolResult:
         if selector is not None and not selector.strip():
             raise ToolError("selector is empty: pass a CSS selector, or omit it for the viewport.")
         if selector and full_page:
             raise ToolError("Pass either selector or full_page, not both.")
+        target = _compare_target(compare_to, diff_image)
         args = shots.screenshot_args(
-            state, selector=selector, full_page=full_page or None, scroll=_scroll_arg(scroll)
+            state,
+            selector=selector,
+            full_page=full_page or None,
+            scroll=_scroll_arg(scroll),
+            compare_to=target,
+            diff_image=diff_image or None,
+            unchanged_check=state.settings.skip_unchanged or None,
+            remember=True,
         )
         shot = await shots.explicit(state, args, selector=selector)
         if isinstance(shot, CallToolResult):
@@ -71,13 +99,45 @@ def register(server: MCPServer, state: ServerState) -> None:
         tiles = shot.get("tiles") or []
         if len(tiles) > 1:
             return content.result(_tile_blocks(shot, tiles), tool="capture_screenshot")
-        return content.result(
-            [
-                content.image(shot["jpeg"]),
-                content.text(content.describe_screenshot(shot, scope=scope)),
-            ],
-            tool="capture_screenshot",
+        return content.result(_blocks(state, shot, scope, diff_image), tool="capture_screenshot")
+
+
+def _compare_target(compare_to: str | int | None, diff_image: bool) -> str | int | None:
+    """ "previous", a screenshot id (number or numeric text), or None."""
+    if compare_to is None:
+        return "previous" if diff_image else None
+    if isinstance(compare_to, int):
+        return compare_to
+    text = compare_to.strip().lstrip("#")
+    if text.lower() == "previous":
+        return "previous"
+    if text.isdigit():
+        return int(text)
+    raise ToolError('compare_to takes "previous" or a screenshot_id (a number).')
+
+
+def _blocks(
+    state: ServerState, shot: dict[str, Any], scope: str, diff_image: bool
+) -> list[ContentBlock]:
+    """The image and its description, the diff summary; or text only when nothing changed."""
+    diff = shot.get("diff")
+    if diff and diff.get("unchanged") and state.settings.skip_unchanged:
+        return [content.text(diff["summary"])]
+    description = content.describe_screenshot(shot, scope=scope)
+    if not diff:
+        return [content.image(shot["jpeg"]), content.text(description)]
+    if diff_image and diff.get("image"):
+        note = (
+            f"\nThe image is the diff: the new screenshot ({diff['image_width']}×"
+            f"{diff['image_height']} px) with each changed region outlined and numbered, then "
+            "before/after crops of the largest regions."
         )
+        return [
+            content.image(diff["image"]),
+            content.text(diff["summary"] + note),
+            content.text(description),
+        ]
+    return [content.image(shot["jpeg"]), content.text(description + "\n" + diff["summary"])]
 
 
 def _scroll_arg(scroll: str | float | None) -> str | dict[str, Any] | None:

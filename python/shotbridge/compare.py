@@ -1,0 +1,370 @@
+"""The host's side of "what changed?": a screenshot compared with an earlier one of its session.
+
+The ``screenshot`` bus command takes three extra arguments (see :class:`CompareArgs`):
+``compare_to`` ("previous" — the latest image this session was shown — or a screenshot id),
+``diff_image`` (return the outlined diff picture) and ``unchanged_check`` (when the new pixels match
+the latest image within the tolerance, mark the result unchanged and keep it out of the session's
+defaults: the client sends text instead of the same pixels again).
+
+What a diff needs of each screenshot is remembered per session in :class:`DiffMemory`: the output
+JPEG, its page geometry (scroll, element-capture origin, image px per CSS px) and the visible
+elements with their text, read from the page right after the capture (``discover all_visible``).
+The elements behind each changed region are those overlapping it in either image; an element
+whose text differs between the two (same selector) reports its before/after text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from collections import OrderedDict
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from shotbridge.diff import DiffOptions, DiffResult, Geometry, Region, compare
+from shotbridge.protocol import DiscoverResult, ElementInfo, Model, Rect
+
+log = logging.getLogger(__name__)
+
+KEEP = 12  # screenshots remembered per session for diffs (JPEG ≈ 50–300 KB each)
+ELEMENTS_PER_REGION = 3
+MAX_ELEMENTS = 100
+MOVE_EPS_CSS = 2.0  # bounds that moved less than this did not "move"
+
+
+class CompareArgs(Model):
+    """The ``screenshot`` command's diff arguments (all optional)."""
+
+    compare_to: Literal["previous"] | int | None = None
+    diff_image: bool = False
+    unchanged_check: bool = False
+    threshold: float = Field(0.1, ge=0, le=1)
+    remember: bool = False  # keep this capture for later diffs even when not comparing now
+
+    @property
+    def wanted(self) -> bool:
+        return (
+            self.compare_to is not None or self.unchanged_check or self.diff_image or self.remember
+        )
+
+
+DIFF_KEYS = tuple(CompareArgs.model_fields)
+
+
+def split_args(args: dict[str, Any]) -> tuple[CompareArgs, dict[str, Any]]:
+    """The diff arguments, and the rest for ``screenshot.take``."""
+    diff = CompareArgs.model_validate({k: args[k] for k in DIFF_KEYS if k in args})
+    return diff, {k: v for k, v in args.items() if k not in DIFF_KEYS}
+
+
+class Remembered(BaseModel):
+    shot_id: int
+    jpeg: bytes = Field(repr=False)
+    geometry: Geometry
+    origin: tuple[float, float]  # viewport CSS px of the image's top-left
+    scroll: tuple[float, float]
+    size: tuple[int, int] = (0, 0)  # image px
+    annotated: bool = False
+    elements: list[ElementInfo] = Field(default_factory=list)
+
+    def same_view(self, other: Remembered) -> bool:
+        """Both show the same area of the page at the same size (no scroll, same crop)."""
+        return self.geometry == other.geometry and self.size == other.size
+
+
+class DiffMemory:
+    """The last :data:`KEEP` screenshots of one session, as a diff needs them."""
+
+    def __init__(self) -> None:
+        self._shots: OrderedDict[int, Remembered] = OrderedDict()
+
+    def add(self, shot: Remembered) -> None:
+        self._shots[shot.shot_id] = shot
+        while len(self._shots) > KEEP:
+            self._shots.popitem(last=False)
+
+    def get(self, shot_id: int) -> Remembered | None:
+        return self._shots.get(shot_id)
+
+
+_MEMORIES: weakref.WeakKeyDictionary[Any, DiffMemory] = weakref.WeakKeyDictionary()
+
+
+def memory_of(shots: Any) -> DiffMemory:
+    """The diff memory of a session (keyed by its screenshot registry)."""
+    mem = _MEMORIES.get(shots)
+    if mem is None:
+        mem = _MEMORIES[shots] = DiffMemory()
+    return mem
+
+
+# ---- the report --------------------------------------------------------------------------------
+
+
+class ChangedElement(BaseModel):
+    selector: str
+    role: str = ""
+    name: str = ""
+    tag: str = ""
+    change: str  # "text", "moved", "added", "removed", "appearance"
+    text_before: str | None = None
+    text_after: str | None = None
+
+
+class ChangedRegion(Region):
+    elements: list[ChangedElement] = Field(default_factory=list)
+
+
+class DiffReport(BaseModel):
+    compared_to: int
+    changed_pixels: int
+    compared_pixels: int
+    changed_fraction: float
+    regions: list[ChangedRegion]
+    scrolled_css: tuple[float, float] = (0.0, 0.0)
+    # Same view (scroll, crop, size) and no pixel counted: the client may send text only.
+    unchanged: bool = False
+    summary: str = ""
+    image: bytes | None = Field(None, exclude=True, repr=False)
+    image_width: int | None = None
+    image_height: int | None = None
+
+
+def _area(r: Rect) -> float:
+    return max(r.width, 0.0) * max(r.height, 0.0)
+
+
+def _overlap(a: Rect, b: Rect) -> float:
+    w = min(a.x + a.width, b.x + b.width) - max(a.x, b.x)
+    h = min(a.y + a.height, b.y + b.height) - max(a.y, b.y)
+    return max(w, 0.0) * max(h, 0.0)
+
+
+def _page(r: Rect, scroll: tuple[float, float]) -> Rect:
+    return Rect(x=r.x + scroll[0], y=r.y + scroll[1], width=r.width, height=r.height)
+
+
+def _key(e: ElementInfo) -> str:
+    return e.selector or e.shadow_selector
+
+
+def _ranked(elements: list[ElementInfo], area: Rect, scroll: tuple[float, float]) -> list[Any]:
+    """Elements overlapping ``area`` (page CSS px), tightest fit first."""
+    hits = []
+    for e in elements:
+        b = _page(e.bounds, scroll)
+        inter = _overlap(b, area)
+        if inter <= 0:
+            continue
+        fit = inter / max(_area(b), _area(area), 1.0)
+        hits.append((fit, e))
+    hits.sort(key=lambda h: -h[0])
+    return [e for _, e in hits]
+
+
+def elements_behind(region: Region, before: Remembered, after: Remembered) -> list[ChangedElement]:
+    """The elements that overlap ``region`` in either screenshot, and what changed about them."""
+    ox, oy = after.origin
+    area = Rect(
+        x=region.x + ox + after.scroll[0],
+        y=region.y + oy + after.scroll[1],
+        width=region.width,
+        height=region.height,
+    )
+    now = _ranked(after.elements, area, after.scroll)
+    was = _ranked(before.elements, area, before.scroll)
+    was_by_key = {_key(e): e for e in before.elements}
+    now_keys = {_key(e) for e in after.elements}
+    out: list[ChangedElement] = []
+    seen: set[str] = set()
+    for e in [*now, *was]:
+        key = _key(e)
+        if key in seen or len(out) >= ELEMENTS_PER_REGION:
+            continue
+        seen.add(key)
+        old = was_by_key.get(key)
+        in_after = key in now_keys
+        fields = {"selector": key, "role": e.role, "name": e.name, "tag": e.tag}
+        if old is None:
+            out.append(ChangedElement(**fields, change="added", text_after=e.text or None))
+        elif not in_after:
+            out.append(ChangedElement(**fields, change="removed", text_before=old.text or None))
+        elif old.text != e.text:
+            out.append(
+                ChangedElement(**fields, change="text", text_before=old.text, text_after=e.text)
+            )
+        else:
+            a, b = _page(old.bounds, before.scroll), _page(e.bounds, after.scroll)
+            moved = max(
+                abs(a.x - b.x), abs(a.y - b.y), abs(a.width - b.width), abs(a.height - b.height)
+            )
+            out.append(
+                ChangedElement(**fields, change="moved" if moved > MOVE_EPS_CSS else "appearance")
+            )
+    return out
+
+
+def _clip(text: str, n: int = 40) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def describe_element(e: ChangedElement) -> str:
+    what = e.role or e.tag or "element"
+    name = f" '{_clip(e.name)}'" if e.name else ""
+    sel = f" ({e.selector})" if e.selector else ""
+    if e.change == "text":
+        detail = f" text '{_clip(e.text_before or '')}' → '{_clip(e.text_after or '')}'"
+    elif e.change in ("added", "removed", "moved"):
+        detail = f" {e.change}"
+    else:
+        detail = " colour/appearance"
+    return f"{what}{name}{sel}{detail}"
+
+
+def summarise(report: DiffReport) -> str:
+    """The sentence the model reads: "2 regions changed, 1.8 % of pixels: 1. button 'Save' …"."""
+    sx, sy = report.scrolled_css
+    scrolled = ""
+    if abs(sx) >= 1 or abs(sy) >= 1:
+        scrolled = (
+            f" The page scrolled by ({sx:+.0f}, {sy:+.0f}) CSS px since then: the content is "
+            "aligned, and what came into view is not compared."
+        )
+    n = len(report.regions)
+    if n == 0 and report.unchanged:
+        return f"Unchanged since screenshot #{report.compared_to} (0 regions changed)."
+    if n == 0:
+        return (
+            f"0 regions changed since screenshot #{report.compared_to} in what both images "
+            f"show.{scrolled}"
+        )
+    head = (
+        f"{n} region{'s' if n != 1 else ''} changed since screenshot #{report.compared_to}, "
+        f"{report.changed_fraction * 100:.1f} % of pixels"
+    )
+    parts = []
+    for r in report.regions:
+        where = f"at ({r.x:.0f}, {r.y:.0f}) {r.width:.0f}×{r.height:.0f} CSS px"
+        if r.elements:
+            parts.append(
+                f"{r.number}. " + "; ".join(describe_element(e) for e in r.elements) + f" {where}"
+            )
+        else:
+            parts.append(f"{r.number}. {where}")
+    return head + ": " + "; ".join(parts) + "." + scrolled
+
+
+# ---- the host hook ---------------------------------------------------------------------------
+
+
+def remembered(result: dict[str, Any], elements: list[ElementInfo], annotated: bool) -> Remembered:
+    """What the diff memory keeps of one ``screenshot`` result."""
+    origin = result.get("origin") or {"x": 0.0, "y": 0.0}
+    scroll = result.get("scroll") or {"x": 0.0, "y": 0.0}
+    ox, oy = float(origin["x"]), float(origin["y"])
+    sx, sy = float(scroll["x"]), float(scroll["y"])
+    return Remembered(
+        shot_id=int(result["screenshot_id"]),
+        jpeg=result["jpeg"],
+        geometry=Geometry(
+            scroll_x=sx + ox, scroll_y=sy + oy, scale=float(result["css_to_output_scale"])
+        ),
+        origin=(ox, oy),
+        scroll=(sx, sy),
+        size=(int(result["width"]), int(result["height"])),
+        annotated=annotated,
+        elements=elements,
+    )
+
+
+def diff(before: Remembered, after: Remembered, args: CompareArgs) -> DiffReport:
+    """Compare two remembered screenshots (pure; runs the core)."""
+    opts = DiffOptions(threshold=args.threshold)
+    result: DiffResult = compare(
+        before.jpeg,
+        after.jpeg,
+        before_geometry=before.geometry,
+        after_geometry=after.geometry,
+        options=opts,
+        image=args.diff_image,
+    )
+    regions = [
+        ChangedRegion(**r.model_dump(), elements=elements_behind(r, before, after))
+        for r in result.regions
+    ]
+    report = DiffReport(
+        compared_to=before.shot_id,
+        changed_pixels=result.changed_pixels,
+        compared_pixels=result.compared_pixels,
+        changed_fraction=result.changed_fraction,
+        regions=regions,
+        scrolled_css=(
+            after.geometry.scroll_x - before.geometry.scroll_x,
+            after.geometry.scroll_y - before.geometry.scroll_y,
+        ),
+        unchanged=result.equal and before.same_view(after),
+        image=result.image if regions else None,
+        image_width=result.image_width if regions else None,
+        image_height=result.image_height if regions else None,
+    )
+    report.summary = summarise(report)
+    return report
+
+
+async def _elements(link: Any, tab_id: int | None, timeout: float) -> list[ElementInfo]:
+    """The page's visible elements with their text, now (after the capture); [] if unavailable."""
+    try:
+        raw = await link.request(
+            "discover",
+            {"tab_id": tab_id, "target": "all_visible", "max": MAX_ELEMENTS},
+            timeout=timeout,
+        )
+        return DiscoverResult.model_validate(raw).elements
+    except Exception as exc:  # the diff still works without names
+        log.info("discover for the diff failed: %s", exc)
+        return []
+
+
+async def attach(
+    link: Any,
+    shots: Any,
+    result: dict[str, Any],
+    args: CompareArgs,
+    take_args: dict[str, Any],
+    previous_id: int | None,
+) -> None:
+    """Remember the new screenshot and, when asked, add ``result["diff"]`` (a DiffReport dict).
+
+    ``previous_id``: the latest image the session was shown before this capture.
+    """
+    if result.get("screenshot_id") is None or result.get("tiles"):
+        if args.compare_to is not None:
+            result.setdefault("notes", []).append("No diff: a full-page capture is not compared.")
+        return
+    elements = await _elements(link, result.get("tab_id"), 5.0)
+    now = remembered(result, elements, bool(take_args.get("annotate")))
+    memory = memory_of(shots)
+    memory.add(now)
+    if args.compare_to is None and not (args.unchanged_check or args.diff_image):
+        return
+    target = previous_id if args.compare_to in (None, "previous") else args.compare_to
+    if target is None:
+        return
+    before = memory.get(int(target))
+    if before is None:
+        if args.compare_to is None:
+            return  # only the unchanged check asked: nothing to say
+        result.setdefault("notes", []).append(
+            f"No diff: screenshot #{target} is not kept for comparing (the last {KEEP} are)."
+        )
+        return
+    report = await asyncio.to_thread(diff, before, now, args)
+    if report.unchanged and args.unchanged_check and target == previous_id:
+        shots.hide([now.shot_id])  # the model keeps the earlier, identical image as its latest
+    out = report.model_dump()
+    if report.image is not None:
+        out["image"] = report.image
+    result["diff"] = out
