@@ -220,19 +220,36 @@ class HeadedChromium:
         return self.profile or self.desktop.home / ".config" / "chromium"
 
 
-def _end_group(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM the process group, SIGKILL after 5 s; never anything by name."""
+def _end_group(proc: subprocess.Popen[bytes] | subprocess.Popen[str]) -> None:
+    """SIGTERM the process group, SIGKILL what is left after 5 s; never anything by name.
+
+    Waits until the whole group is gone (the browser's helpers and the host included): a
+    browser still writing its profile would race the removal of the test's folders.
+    """
+    end_group(proc.pid)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=5)
+
+
+def end_group(pgid: int, grace: float = 5.0) -> None:
     for sig in (signal.SIGTERM, signal.SIGKILL):
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, sig)
-        try:
-            proc.wait(timeout=5)
-            break
-        except subprocess.TimeoutExpired:
-            continue
-    # Helpers Chromium started in its group (the host among them) may outlive the browser briefly.
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
+            os.killpg(pgid, sig)
+        deadline = time.monotonic() + grace
+        while _group_alive(pgid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if not _group_alive(pgid):
+            return
+
+
+def _group_alive(pgid: int) -> bool:
+    """Any live (non-zombie) process left in the group?"""
+    for stat_file in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = stat_file.read_text().rsplit(")", 1)[1].split()
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                return True
+    return False
 
 
 def mcp_call(

@@ -11,10 +11,9 @@ an IDE's minimal environment.
 
 from __future__ import annotations
 
-import os
+import contextlib
 import re
 import shlex
-import signal
 import stat
 import subprocess
 import uuid
@@ -22,7 +21,7 @@ from pathlib import Path
 
 from shotbridge.browser import BASE_FLAGS, find_chrome
 
-from tests.e2e.headed import Desktop, images_of, mcp_call, text_of
+from tests.e2e.headed import Desktop, end_group, images_of, mcp_call, text_of
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 HEADING = "## Use it with your own Chrome"
@@ -71,15 +70,9 @@ class Shell:
         raise RuntimeError(f"the shell ended during {line!r}: {''.join(out)}")
 
     def close(self) -> None:
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            try:
-                os.killpg(self.proc.pid, sig)
-                self.proc.wait(timeout=5)
-                break
-            except ProcessLookupError:
-                break
-            except subprocess.TimeoutExpired:
-                continue
+        end_group(self.proc.pid)  # bash and the browser it started share this group
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=5)
 
 
 def chromium_wrapper(folder: Path) -> Path:
