@@ -52,3 +52,27 @@ def test_doctor_with_the_headed_profile(desktop: Desktop, headed: HeadedChromium
     # An IDE's environment sees the same hosts.
     minimal = desktop.run("shotctl", "doctor", env=desktop.minimal_env())
     assert f"host {host['pid']}: answers" in minimal.stdout, minimal.stdout
+
+
+def test_capture_auto_decides_at_each_run(
+    desktop: Desktop, headed: HeadedChromium, pages_url: str
+) -> None:
+    """`shotctl capture --browser auto` takes the user's browser when one is connected, and
+    says so when it had to start a headless one of ours."""
+    from shotbridge.connect import HEADLESS_NOTE
+
+    out = desktop.root / "auto.jpg"
+    done = desktop.run("shotctl", "capture", "--browser", "auto", "--json", "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["url"].endswith("/buttons.html")
+    assert HEADLESS_NOTE not in done.stderr
+
+    empty = desktop.root / "nobody"  # a session where no browser of the user's runs
+    (empty / "xdg").mkdir(parents=True, mode=0o700)
+    env = desktop.env(HOME=str(empty), XDG_RUNTIME_DIR=str(empty / "xdg"))
+    page = f"{pages_url}/interact.html"
+    args = ("shotctl", "capture", page, "--browser", "auto", "--json", "-o", str(out))
+    done = desktop.run(*args, env=env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["url"] == page
+    assert HEADLESS_NOTE in done.stderr
