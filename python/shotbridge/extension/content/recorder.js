@@ -1,7 +1,7 @@
 // ISOLATED-world content script (document_start, top frame): records what the user does — click,
 // typing (one entry per field with its final value), select/checkbox changes, form submit and
 // Enter — with the target's best locators at that moment (network entries arrive through
-// content/errors-relay.js). The service worker keeps only the tracked tab's entries (lib/recorder.js).
+// content/bridge-relay.js). The service worker keeps only the tracked tab's entries (lib/recorder.js).
 //
 // The page library (page/lib.js, a11y.js, selector.js) is listed before this file in the manifest,
 // so `__shotbridge` has role/name/selector helpers here. Only trusted events are recorded: the
