@@ -255,3 +255,8 @@ def test_mcp_observe_passes_annotation_fields_through(mcp: McpSession, pages_url
     (text,) = [b.text for b in r.content if b.type == "text"]
     paid = next(a for a in json.loads(text)["annotations"] if a["name"] == "Paid")
     assert paid["frame"] == ["#pay"]
+    # The element list of observe(page) names the frame too, with the path interact takes.
+    r = mcp.call("observe", {"what": "page", "include_offscreen": True})
+    (text,) = [b.text for b in r.content if b.type == "text"]
+    paid = next(e for e in json.loads(text)["elements"] if e["name"] == "Paid")
+    assert paid["frame"] == ["#pay"] and paid["shadow_selector"] == "#pay >>> #paybtn"

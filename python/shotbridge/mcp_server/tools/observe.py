@@ -30,7 +30,9 @@ interactive elements (selector, role, name, in_viewport), including those outsid
 so you know what to act on by selector and when to scroll.
 Set annotate_screenshot=true (with what="page") only when structure is not enough: it returns a \
 JPEG with numbered labels and a JSON map from each label to a unique CSS selector, role, \
-accessible name, text and bounds (CSS px)."""
+accessible name, state, text, bounds (CSS px) and a Playwright locator. Controls inside iframes \
+are labelled too: they name their frame (frame) and a path from the top page (shadow_selector, \
+">>>" steps into a shadow root or an iframe), which interact accepts as a selector."""
 
 
 def register(server: MCPServer, state: ServerState) -> None:
@@ -164,6 +166,8 @@ async def _elements(state: ServerState) -> dict[str, Any]:
             "text": (e.get("text") or "")[:TEXT_MAX],
             "bounds": e.get("bounds"),
             "in_viewport": e.get("in_viewport", True),
+            # Inside an iframe: the frame chain and the >>> path interact takes from the top.
+            **({k: e[k] for k in ("frame", "shadow_selector")} if e.get("frame") else {}),
         }
         for e in found.get("elements", [])
     ]
