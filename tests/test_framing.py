@@ -234,3 +234,57 @@ def test_unencodable_messages() -> None:
         NATIVE.encode({"x": float("nan")})
     with pytest.raises(FrameError, match="cannot encode bus"):
         BUS.encode({"x": object()})
+
+
+# ---- shared budget and stalls (issue 12) ---------------------------------------------------
+
+
+def _reader(*chunks: bytes, eof: bool = True) -> asyncio.StreamReader:
+    reader = asyncio.StreamReader()
+    for chunk in chunks:
+        reader.feed_data(chunk)
+    if eof:
+        reader.feed_eof()
+    return reader
+
+
+def test_budget_is_reserved_for_a_body_and_released_after() -> None:
+    from shotbridge.framing import ByteBudget
+
+    async def scenario() -> None:
+        budget = ByteBudget(1_000_000)
+        big = BUS.encode({"blob": b"\x01" * 600_000})
+        assert (await BUS.aread(_reader(big), budget=budget))["blob"] == b"\x01" * 600_000
+        assert budget.used == 0
+        budget.reserve(500_000)  # someone else holds half
+        with pytest.raises(FrameError, match="refused"):
+            await BUS.aread(_reader(big), budget=budget)
+        assert budget.used == 500_000  # the refused frame took nothing
+
+    asyncio.run(scenario())
+
+
+def test_budget_is_released_when_the_sender_leaves_mid_frame() -> None:
+    from shotbridge.framing import ByteBudget
+
+    async def scenario() -> None:
+        budget = ByteBudget(10_000_000)
+        half = struct.pack(">I", 5_000_000) + b"\x00" * 1_000_000
+        with pytest.raises(FrameError, match="truncated"):
+            await BUS.aread(_reader(half), budget=budget)
+        assert budget.used == 0
+
+    asyncio.run(scenario())
+
+
+def test_a_body_that_stops_arriving_is_a_frame_error() -> None:
+    from shotbridge.framing import ByteBudget
+
+    async def scenario() -> None:
+        budget = ByteBudget(10_000_000)
+        reader = _reader(struct.pack(">I", 1000) + b"\x81", eof=False)
+        with pytest.raises(FrameError, match="stalled"):
+            await BUS.aread(reader, budget=budget, stall_timeout=0.2)
+        assert budget.used == 0
+
+    asyncio.run(scenario())
