@@ -30,9 +30,7 @@ interactive elements (selector, role, name, in_viewport), including those outsid
 so you know what to act on by selector and when to scroll.
 Set annotate_screenshot=true (with what="page") only when structure is not enough: it returns a \
 JPEG with numbered labels and a JSON map from each label to a unique CSS selector, role, \
-accessible name, state, text, bounds (CSS px) and a Playwright locator. Controls inside iframes \
-are labelled too: they name their frame (frame) and a path from the top page (shadow_selector, \
-">>>" steps into a shadow root or an iframe), which interact accepts as a selector."""
+name, state, bounds (CSS px) and locator, iframes included."""
 
 
 def register(server: MCPServer, state: ServerState) -> None:
