@@ -180,11 +180,16 @@ def test_settings_reset_on_restart() -> None:
         ),
         (
             {"action": "capture", "settings": {"colour": "red"}},
+            # issue 16: "unchanged" replies "can be turned off with configure" (skip_unchanged)
             "Unknown capture setting(s): colour. Valid settings: screenshot_mode, mask_selectors, "
-            "auto_screenshot, network.",
+            "auto_screenshot, network, skip_unchanged.",
         ),
         ({"action": "capture", "settings": {"mask_selectors": "#x"}}, "must be a list of CSS"),
-        ({"action": "capture", "settings": {"mask_selectors": [""]}}, "must be a list of CSS"),
+        # issue 14: "configure validates selectors at once ... one plain sentence naming the field"
+        (
+            {"action": "capture", "settings": {"mask_selectors": [""]}},
+            "mask_selectors: '' is not a valid CSS selector (it is empty); use CSS selectors",
+        ),
         ({"action": "track"}, "action='track' needs tab_id; observe(what='tabs')"),
         ({"action": "capture", "tab_id": 3}, "tab_id belongs to action='track'"),
         ({"action": "track", "tab_id": 3, "settings": {}}, "settings belongs to action='capture'"),
@@ -511,7 +516,14 @@ def test_capture_screenshot_returns_image_and_standalone_text() -> None:
 
     h.run(scenario)
     (args,) = [a for cmd, a in h.link.calls if cmd == "screenshot"]
-    assert args == {"mask_selectors": [], "timeout_ms": 15_000}
+    # issue 16: the buffer keeps what a diff needs (remember) and, with skip_unchanged on by
+    # default, the host checks whether the pixels match the latest image the model was given.
+    assert args == {
+        "mask_selectors": [],
+        "timeout_ms": 15_000,
+        "remember": True,
+        "unchanged_check": True,
+    }
 
 
 def test_capture_screenshot_selector_and_full_page() -> None:
