@@ -37,6 +37,7 @@ from urllib.parse import parse_qsl, urlsplit
 from pydantic import Field
 
 from shotbridge import redact
+from shotbridge.generate.encode import valid
 from shotbridge.generate.steps import Step
 from shotbridge.protocol import Model
 from shotbridge.timeline import NetworkEntry
@@ -155,7 +156,7 @@ class Sanitizer:
         if isinstance(value, dict):
             card = redact.card_context(value)
             return {
-                redact.text(k): TEST_TOKEN if redact.is_cvv(k, v, card) else self.value(k, v)
+                redact.text(valid(k)): TEST_TOKEN if redact.is_cvv(k, v, card) else self.value(k, v)
                 for k, v in value.items()
             }
         if isinstance(value, list):
@@ -181,10 +182,12 @@ class Sanitizer:
 
     def text(self, value: str) -> str:
         """Free text: secrets by shape and beside secret keys; emails mapped."""
-        return EMAIL_IN_TEXT.sub(lambda m: self.email(m[0]), redact.text(value, card=TEST_CARD))
+        clean = redact.text(valid(value), card=TEST_CARD)
+        return EMAIL_IN_TEXT.sub(lambda m: self.email(m[0]), clean)
 
     def url(self, url: str) -> str:
-        return redact.url(url, lambda k, v: str(self.value(k, v)))
+        # Repaired first: redaction percent-encodes what it replaces, and UTF-8 has no surrogates.
+        return redact.url(valid(url), lambda k, v: str(self.value(k, valid(v))))
 
 
 # ---- trimming -------------------------------------------------------------------------------
@@ -235,12 +238,20 @@ def is_graphql(entry: NetworkEntry, body: Any) -> bool:
 def is_auth(entry: NetworkEntry, body: Any) -> bool:
     """A login: an auth-looking URL, or a body of credentials only (a password beside other
     data is a form that happens to hold one, not a login)."""
-    if AUTH_URL.search(urlsplit(entry.url).path):
+    if AUTH_URL.search(_url_path(entry.url)):
         return True
     keys = _keys(body) if isinstance(body, dict | list) else set()
     return any(PASSWORD_KEY.search(k) for k in keys) and all(
         PASSWORD_KEY.search(k) or CREDENTIAL_KEY.search(k) for k in keys
     )
+
+
+def _url_path(url: str) -> str:
+    """The path of ``url``; a page-made URL urlsplit refuses (``http://[x``) counts as text."""
+    try:
+        return urlsplit(url).path
+    except ValueError:
+        return url
 
 
 def _keys(value: Any) -> set[str]:

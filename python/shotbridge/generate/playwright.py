@@ -164,7 +164,10 @@ def _imports(module: Module, language: Language, names: str, package: str) -> st
 def _source_path(source: str) -> str:
     """The path of an error's source URL: matched against where the replayed error comes from,
     whatever host or port serves the app then."""
-    parts = urlsplit(source)
+    try:
+        parts = urlsplit(source)
+    except ValueError:  # a page-made source such as "//[x" is no URL: keep it as text
+        return source
     return parts.path if parts.scheme in ("http", "https", "file") else source
 
 

@@ -23,6 +23,7 @@ from pydantic import Field
 
 from shotbridge import redact
 from shotbridge.buffer import ShotMeta
+from shotbridge.generate.encode import valid
 from shotbridge.generate.masks import smallest
 from shotbridge.protocol import Model
 from shotbridge.timeline import (
@@ -122,8 +123,15 @@ class Step(Model):
 
 def redacted(entry: TimelineEntry) -> TimelineEntry:
     """A copy of ``entry`` whose page text (not its request bodies) holds no secret."""
-    text = redact.text
-    update: dict[str, Any] = {"url": redact.url(entry.url)}
+
+    # Repaired first (lone surrogates → U+FFFD): redaction re-encodes what it replaces as UTF-8.
+    def text(value: str, *, pairs: bool = True) -> str:
+        return redact.text(valid(value), pairs=pairs)
+
+    def url(value: str) -> str:
+        return redact.url(valid(value))
+
+    update: dict[str, Any] = {"url": url(entry.url)}
     if isinstance(entry, NavEntry):
         update["title"] = text(entry.title)
     elif isinstance(entry, ActionEntry):
@@ -135,7 +143,7 @@ def redacted(entry: TimelineEntry) -> TimelineEntry:
             if getattr(entry, f) is not None:
                 update[f] = text(getattr(entry, f))
     elif isinstance(entry, ErrorEntry):
-        update |= {"message": text(entry.message), "source": redact.url(entry.source)}
+        update |= {"message": text(entry.message), "source": url(entry.source)}
     elif isinstance(entry, NetworkEntry) and entry.error is not None:
         update["error"] = text(entry.error)
     elif isinstance(entry, ObservationEntry):
