@@ -65,12 +65,21 @@ fn pick_colours(targets: &[IRect], numbers: &[u32]) -> Vec<Rgb> {
     idx.into_iter().map(|i| PALETTE[i]).collect()
 }
 
+/// The pixel of `r` nearest to (x, y). A zero-size box (an empty element, or one rounded to
+/// nothing in a 1 px wide image) is its corner: `clamp(x0, x1 - 1)` would panic with min > max.
+fn nearest(r: IRect, x: i64, y: i64) -> (i64, i64) {
+    let span = |a: i64, b: i64, v: i64| {
+        let lo = a.min(b);
+        v.clamp(lo, (a.max(b) - 1).max(lo))
+    };
+    (span(r.x0, r.x1, x), span(r.y0, r.y1, y))
+}
+
 /// A 1 px line from the badge's nearest edge point to the box's nearest edge point.
 fn leader(img: &mut Raster, badge: IRect, target: IRect, rgb: Rgb, undo: Option<&mut Vec<Patch>>) {
-    let near = |r: IRect, x: i64, y: i64| (x.clamp(r.x0, r.x1 - 1), y.clamp(r.y0, r.y1 - 1));
     let (bx, by) = ((badge.x0 + badge.x1) / 2, (badge.y0 + badge.y1) / 2);
-    let (tx, ty) = near(target, bx, by);
-    let (sx, sy) = near(badge, tx, ty);
+    let (tx, ty) = nearest(target, bx, by);
+    let (sx, sy) = nearest(badge, tx, ty);
     let steps = (tx - sx).abs().max((ty - sy).abs()).max(1);
     let mut points = Vec::with_capacity(steps as usize + 1);
     for k in 0..=steps {
@@ -323,6 +332,118 @@ mod tests {
             }
         }
         assert!(line > 0, "no leader line drawn");
+    }
+
+    #[test]
+    fn nearest_point_of_a_zero_size_box_is_its_corner() {
+        assert_eq!(nearest(IRect::new(5, 7, 5, 7), 100, -3), (5, 7));
+        assert_eq!(nearest(IRect::new(0, 0, 1, 0), -9, 9), (0, 0));
+        assert_eq!(nearest(IRect::new(2, 2, 6, 6), 100, 0), (5, 2));
+    }
+
+    /// The case that panicked ("min > max. min = 0, max = -1"): a 1 x 4000 PNG with two
+    /// zero-size boxes at the origin, through the whole pipeline (the second badge is displaced
+    /// and gets a leader line to a box with no pixels).
+    #[test]
+    fn one_px_wide_png_with_zero_size_boxes_does_not_panic() {
+        use crate::geometry::CssGeometry;
+        use crate::input::Input;
+        use crate::pipeline::{run, BoxSpec, CssRect, Options, Request};
+        let mut data = Vec::new();
+        {
+            let mut enc = png::Encoder::new(&mut data, 1, 4000);
+            enc.set_color(png::ColorType::Rgb);
+            let mut w = enc.write_header().unwrap();
+            w.write_image_data(&[200u8; 3 * 4000]).unwrap();
+        }
+        let zero = CssRect {
+            x: 0.0,
+            y: 0.0,
+            width: 0.0,
+            height: 0.0,
+        };
+        let boxes = [zero, zero]
+            .iter()
+            .zip(1..)
+            .map(|(&rect, label)| BoxSpec { rect, label })
+            .collect::<Vec<_>>();
+        let out = run(&Request {
+            input: Input::Bytes(&data),
+            options: Options::default(),
+            boxes: &boxes,
+            masks: &[],
+            css: CssGeometry {
+                device_pixel_ratio: 1.0,
+                css_width: None,
+                css_height: None,
+            },
+        })
+        .unwrap();
+        assert_eq!((out.source_width, out.source_height), (1, 4000));
+        assert_eq!(out.badges_drawn, 2);
+    }
+
+    /// Property-style sweep: tiny images (1x1, 1xN, Nx1) with zero-size, one-pixel, huge,
+    /// negative and out-of-image boxes, many on one spot (displaced badges, leader lines).
+    /// Nothing panics, every box is counted once, and undo restores the image exactly.
+    #[test]
+    fn tiny_images_with_degenerate_boxes_never_panic() {
+        let sizes = [
+            (1, 1),
+            (1, 2),
+            (2, 1),
+            (1, 7),
+            (7, 1),
+            (1, 60),
+            (60, 1),
+            (1, 1568),
+            (3, 3),
+        ];
+        // A small deterministic generator (xorshift): no extra dependency, reproducible.
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let edges = [
+            -1e12, -40.0, -1.0, -0.4, 0.0, 0.49, 0.5, 1.0, 2.0, 59.5, 1e12,
+        ];
+        let spans = [0.0, 0.0, 0.2, 1.0, 3.0, -2.0, 1e13];
+        for &(w, h) in &sizes {
+            for round in 0..40 {
+                let count = 1 + next(12) as u32;
+                let labels: Vec<Label> = (1..=count)
+                    .map(|n| {
+                        let pick = |a: &[f64], r: u64| a[r as usize % a.len()];
+                        let (x, y) = (pick(&edges, next(99)), pick(&edges, next(99)));
+                        let (bw, bh) = (pick(&spans, next(99)), pick(&spans, next(99)));
+                        let rect = if round % 9 == 8 && n == count {
+                            None
+                        } else {
+                            FRect::from_xywh(x, y, bw, bh)
+                        };
+                        Label { rect, number: n }
+                    })
+                    .collect();
+                let mut img = Raster::filled(w, h, 3, [30, 60, 90]);
+                let before = img.clone();
+                let mut undo = Vec::new();
+                let a = annotate(&mut img, &labels, Some(&mut undo));
+                assert_eq!(a.drawn + a.offscreen, count, "{w}x{h} round {round}");
+                img.restore(&undo);
+                assert_eq!(img, before, "{w}x{h} round {round}: undo");
+            }
+            // Every label on one zero-size spot: all badges but one are displaced.
+            let stacked: Vec<Label> = (1..=20).map(|n| label(0.0, 0.0, 0.0, 0.0, n)).collect();
+            let mut img = Raster::filled(w, h, 3, WHITE);
+            assert_eq!(
+                annotate(&mut img, &stacked, None).drawn,
+                20,
+                "{w}x{h} stacked"
+            );
+        }
     }
 
     #[test]
