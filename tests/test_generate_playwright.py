@@ -167,7 +167,7 @@ def test_spec_has_visual_assertions_after_navigation_and_content_changes() -> No
     assert not any("require(" in ln for ln in lines)
     i_goto = lines.index(f"await page.goto('{BASE}/');")
     shot = (
-        "await expect(page).toHaveScreenshot('step-1.png', { maxDiffPixels: 100, "
+        "await expect(page).toHaveScreenshot('step-1.png', { maxDiffPixels: 100, threshold: 0.1, "
         "animations: 'disabled', caret: 'hide', mask: [page.locator('#clock')] });"
     )
     assert lines[i_goto + 1] == "await page.waitForLoadState('networkidle');"
@@ -187,8 +187,8 @@ def test_spec_options_turn_parts_off() -> None:
     assert "toHaveScreenshot" not in plain and "pageErrors" not in plain
     unmasked = generate_test_spec(r.session(), mask_dynamic=False)
     assert (
-        "toHaveScreenshot('step-1.png', { maxDiffPixels: 100, animations: 'disabled', "
-        "caret: 'hide' });" in unmasked
+        "toHaveScreenshot('step-1.png', { maxDiffPixels: 100, threshold: 0.1, "
+        "animations: 'disabled', caret: 'hide' });" in unmasked
     )
 
 

@@ -23,6 +23,10 @@ from shotbridge.generate.locators import css, locator
 from shotbridge.generate.steps import Session, Step, build_steps, dynamic_selectors, failing_step
 
 MAX_DIFF_PIXELS = 100
+# Per-pixel colour tolerance (pixelmatch YIQ, 0..1). Playwright's default 0.2 lets a header go
+# from blue #2d6cdf to green #1e8449 unnoticed (YIQ delta 0.18); 0.1 still ignores anti-aliasing
+# and JPEG-free rendering noise of the same browser, since masked moving parts are all that vary.
+PIXEL_THRESHOLD = 0.1
 MAX_MASKS = 12
 ERROR_LABELS = {
     "console": "console error",
@@ -130,7 +134,10 @@ def _masks(step: Step, dynamic: dict[str, set[str]], page: str) -> list[str]:
 
 def _visual(step: Step, dynamic: dict[str, set[str]] | None) -> list[str]:
     # Playwright's stabilisers (no animation, no caret) plus masks on what moved by itself.
-    options = f"maxDiffPixels: {MAX_DIFF_PIXELS}, animations: 'disabled', caret: 'hide'"
+    options = (
+        f"maxDiffPixels: {MAX_DIFF_PIXELS}, threshold: {PIXEL_THRESHOLD}, "
+        "animations: 'disabled', caret: 'hide'"
+    )
     masks = _masks(step, dynamic, "page") if dynamic is not None else []
     if masks:
         options += ", mask: [" + ", ".join(masks) + "]"
