@@ -40,7 +40,7 @@ from tests.e2e.test_session import CHROME, CONFIG, NODE_MODULES, _outcomes
 pytestmark = pytest.mark.browser
 
 APP = Path(__file__).resolve().parents[1] / "pages" / "replay"
-RUNS = 3  # passing runs per project after the baseline run
+RUNS = 3  # passing runs per project after the baseline run (one `--repeat-each` invocation)
 ESM_CONFIG = CONFIG.replace("module.exports = {", "export default {").replace(
     "testDir: __dirname", "testDir: '.'"
 )
@@ -174,6 +174,21 @@ def _npx(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _statuses(run: subprocess.CompletedProcess[str]) -> list[str]:
+    """The status of every test run in one invocation (``--repeat-each`` runs each N times)."""
+    out: list[str] = []
+
+    def walk(suite: dict[str, Any]) -> None:
+        for spec in suite.get("specs", []):
+            out.extend(r["status"] for t in spec["tests"] for r in t["results"])
+        for child in suite.get("suites", []):
+            walk(child)
+
+    for suite in json.loads(run.stdout)["suites"]:
+        walk(suite)
+    return out
+
+
 def test_steps_are_what_happened(recorded: dict[str, Any], app: tuple[str, Path, Backend]) -> None:
     base = app[0]
     steps = build_steps(_session(recorded))
@@ -191,6 +206,14 @@ def test_steps_are_what_happened(recorded: dict[str, Any], app: tuple[str, Path,
     assert steps[4].errors and "widget missing" in steps[4].errors[0].message
     assert "#clock" in recorded["sampled"].get(f"{base}/index.html", set()), recorded["sampled"]
     assert recorded["writes_while_recording"] == 1
+    # The list the page fetched at start-up (before the bridge knew network capture was on) is
+    # recorded as well as the one after the POST: the replay's first screen shows Alpha and Beta.
+    calls = [
+        (e["method"], e["status"])
+        for e in recorded["timeline"]["entries"]
+        if e.get("type") == "network" and e.get("url") == f"{base}/api/items"
+    ]
+    assert calls == [("GET", 200), ("POST", 201), ("GET", 200)], calls
 
 
 @pytest.mark.parametrize(("module", "language"), [("esm", "ts"), ("cjs", "js")])
@@ -219,10 +242,11 @@ def test_visual_spec_passes_repeatedly_sends_each_write_once_and_catches_css(
     before = backend.writes
     first = _npx(project, "--update-snapshots")
     assert _outcomes(first) == {name: "passed"}, first.stdout[-3000:] + first.stderr[-2000:]
-    for run in range(RUNS):
-        again = _npx(project)
-        assert _outcomes(again) == {name: "passed"}, (run, again.stdout[-3000:])
+    again = _npx(project, f"--repeat-each={RUNS}")
+    assert _statuses(again) == ["passed"] * RUNS, again.stdout[-3000:]
     assert backend.writes - before == 1 + RUNS  # the Enter's POST, once per run
+    # A visible change of similar brightness (blue header → green): Playwright's default
+    # per-pixel threshold (0.2) let exactly this pass; the spec's 0.1 does not.
     css = root / "app.css"
     original = css.read_text()
     css.write_text(original.replace("background: #2d6cdf", "background: #1e8449"))
@@ -231,6 +255,7 @@ def test_visual_spec_passes_repeatedly_sends_each_write_once_and_catches_css(
     finally:
         css.write_text(original)
     assert _outcomes(changed) == {name: "failed"}, (_outcomes(changed), changed.stderr[-2000:])
+    assert "toHaveScreenshot" in changed.stdout and "pixels" in changed.stdout
 
 
 def test_error_spec_fails_with_the_bug_and_passes_once_fixed(

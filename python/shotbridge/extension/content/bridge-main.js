@@ -20,7 +20,10 @@
   const stringify = JSON.stringify;
   const now = Date.now;
   window.postMessage({ [MARK]: 1 }, '*', [channel.port2]);
-  let network = false; // switched by the relay (record_config network)
+  // Switched by the relay (record_config network). null until the relay has heard the service
+  // worker's answer: a page's first fetch (a list loaded at start-up) can come before it, so
+  // requests are observed meanwhile and the relay keeps or drops them once the state is known.
+  let network = null;
   port.onmessage = (e) => {
     if (e.data && typeof e.data.network === 'boolean') network = e.data.network;
   };
@@ -124,7 +127,7 @@
   const originalFetch = window.fetch;
   window.fetch = function shotbridgeFetch(input, init) {
     const pending = originalFetch.apply(this, arguments);
-    if (!network) return pending;
+    if (network === false) return pending;
     const started = now();
     let method = 'GET';
     let url = '';
@@ -139,7 +142,7 @@
     }
     pending.then(
       async (res) => {
-        if (!network) return;
+        if (network === false) return;
         const type = res.headers.get('content-type');
         let response = null;
         if (isJson(type)) {
@@ -153,7 +156,7 @@
           response_body: response, time: started, duration_ms: now() - started });
       },
       (err) => {
-        if (network) {
+        if (network !== false) {
           send('network', { api: 'fetch', method, url, status: 0, request_body: body,
             error: cut(String((err && err.message) || err), MAX), time: started, duration_ms: now() - started });
         }
@@ -176,11 +179,11 @@
   };
   XHR.send = function (body) {
     const m = meta.get(this);
-    if (m && network) {
+    if (m && network !== false) {
       const started = now();
       const requestBody = bodyText(body);
       this.addEventListener('loadend', () => {
-        if (!network) return;
+        if (network === false) return;
         let response = null;
         const type = this.getResponseHeader('content-type');
         try {

@@ -21,7 +21,11 @@
   const buckets = /** @type {any} */ (Object.fromEntries(Object.entries(BUDGET).map(([k, v]) => [k, { tokens: v.burst, at: performance.now() }])));
   /** @type {MessagePort | null} */
   let port = null;
-  let network = false;
+  /** @type {boolean | null} null until the service worker says: entries wait in `early` */
+  let network = null;
+  /** @type {object[]} network entries of this document from before the state was known */
+  const early = [];
+  const MAX_EARLY = 50;
 
   /** First `max` UTF-16 units on a code-point boundary, lone surrogates made U+FFFD. */
   function cut(/** @type {unknown} */ v, /** @type {number} */ max) {
@@ -99,9 +103,11 @@
     if (d.kind === 'error') {
       const entry = errorEntry(d.entry);
       if (entry && allow(entry.kind === 'console' ? 'console' : 'exception')) toWorker({ type: 'shotbridge:page_error', entry });
-    } else if (d.kind === 'network' && network) {
+    } else if (d.kind === 'network' && network !== false) {
       const entry = networkEntry(d.entry);
-      if (entry && allow('network')) toWorker({ type: 'shotbridge:network', entry });
+      if (entry && network === null) {
+        if (early.length < MAX_EARLY) early.push(entry);
+      } else if (entry && allow('network')) toWorker({ type: 'shotbridge:network', entry });
     }
   }
 
@@ -109,6 +115,9 @@
   function setNetwork(on) {
     network = on;
     if (port) port.postMessage({ network: on });
+    // The first answer decides on what the page fetched before it: sent on, or dropped here.
+    const held = early.splice(0);
+    if (on) for (const entry of held) if (allow('network')) toWorker({ type: 'shotbridge:network', entry });
   }
 
   window.addEventListener('message', (e) => {
