@@ -399,6 +399,27 @@ def test_mcp_resources_observe_and_generation(app: tuple[str, Path]) -> None:
         assert f"await page.goto('{base}/index.html');" in r.content[0].text
         assert any(b.type == "image" for b in r.content)
         r = call("generate_test", {})
-        assert "toHaveScreenshot('step-1.png'" in r.content[0].text
+        spec = r.content[0].text
+        assert "toHaveScreenshot('step-1.png'" in spec
+        assert "import { test, expect } from '@playwright/test';" in spec  # ESM + TS by default
+        # form.html (the page open now) has a live clock: the live sampling masks just it.
+        assert "mask: [page.locator('#clock')]" in spec and "tests/session.spec.ts" in spec
+        # Issue 13's options through the real stdio: CommonJS JavaScript, and fixtures that
+        # cannot be produced (network capture was off) say why instead of vanishing.
+        r = call(
+            "generate_test",
+            {"module": "cjs", "language": "js", "include_fixtures": True, "mask_dynamic": True},
+        )
+        cjs = r.content[0].text
+        assert "const { test, expect } = require('@playwright/test');" in cjs
+        assert "import " not in cjs and ": string[]" not in cjs and "session.spec.cjs" in cjs
+        assert "no GET response was recorded (turn on configure network=true first)" in cjs
+        r = call("generate_test", {"fixtures": "seed", "assert_visual": False})
+        assert "Seed fixtures: no list response recorded to seed from." in r.content[0].text
+        assert "toHaveScreenshot" not in r.content[0].text
+        r = s.call("generate_test", {"module": "amd"})
+        assert r.is_error  # refused by the schema, not silently defaulted
+        r = call("get_reproduction_script", {"module": "esm", "include_fixtures": True})
+        assert "import { chromium } from 'playwright';" in r.content[0].text
         r = call("generate_bug_report", {})
         assert "## Steps to reproduce" in r.content[0].text

@@ -83,9 +83,10 @@ def register(server: MCPServer, state: ServerState) -> None:
         "was recorded in the tracked tab — navigations, clicks, typing, selects, Enter — with "
         "resilient locators (getByTestId, getByRole with name, getByLabel, then CSS). Password "
         "values are never recorded. include_screenshots adds page.screenshot() after each step "
-        "and returns the matching buffered screenshots as images; include_fixtures recreates "
-        "the data the page showed from recorded POST/PUT requests (needs configure network=true "
-        "before the session).",
+        "and returns the matching buffered screenshots as images; include_fixtures serves the "
+        "GET responses that populated the page (context.route; needs configure network=true "
+        "before the session), while the replayed steps send their writes once. module='esm' "
+        'for a project whose package.json says "type": "module".',
         annotations=_annotations("Reproduction script"),
         structured_output=False,
     )
@@ -94,14 +95,20 @@ def register(server: MCPServer, state: ServerState) -> None:
             bool, Field(description="Screenshot after each step, and the buffered ones here.")
         ] = False,
         include_fixtures: Annotated[
-            bool, Field(description="Recreate recorded POST/PUT data before replaying.")
+            bool, Field(description="Serve the recorded GET responses (context.route).")
         ] = False,
+        module: Annotated[
+            Literal["cjs", "esm"], Field(description="cjs: require (default); esm: import.")
+        ] = "cjs",
     ) -> CallToolResult:
         s = await load(state, "both" if include_screenshots else None)
         if not _recorded(s):
             return content.result([content.text(EMPTY)], tool="get_reproduction_script")
         code = playwright.reproduction_script(
-            s, include_screenshots=include_screenshots, include_fixtures=include_fixtures
+            s,
+            include_screenshots=include_screenshots,
+            include_fixtures=include_fixtures,
+            module=module,
         )
         blocks: list[ContentBlock] = [content.text(md_fence(code, "js"))]
         if include_screenshots:
