@@ -25,6 +25,16 @@ from shotbridge.cli.options import FiniteFloatRange
 REPO = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A value a command accepts runs the command for real: keep it out of the checkout and HOME."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.chdir(home)
+    for var, sub in (("HOME", ""), ("XDG_CONFIG_HOME", ".config"), ("XDG_STATE_HOME", ".state")):
+        monkeypatch.setenv(var, str(home / sub))
+    monkeypatch.setenv("SHOTBRIDGE_RUNTIME_DIR", str(home / "run"))
+
+
 def typed_options() -> list[tuple[str, str, click.ParamType]]:
     """(subcommand, option, type) for every option whose type can refuse a value."""
     ctx = click.Context(main)
