@@ -1,4 +1,4 @@
-"""Benchmark: shotbridge's visual diff vs pixelmatch and odiff, on corpus screenshots with known edits.
+"""Benchmark: shotbridge's visual diff vs pixelmatch and odiff, on screenshots with known edits.
 
 Pairs: two corpus screenshots (1280×720 and 2560×1440), each with six generated edits made with
 Pillow — a moved block, a colour change, a text change (one line replaced by another), a removed
@@ -33,7 +33,6 @@ import time
 from pathlib import Path
 
 from PIL import Image, ImageDraw
-
 from shotbridge.diff import DiffOptions, Geometry, compare
 
 HERE = Path(__file__).resolve().parent
@@ -47,7 +46,8 @@ PM_SCRIPT = r"""
 import fs from 'node:fs';
 import { PNG } from 'pngjs';
 import pixelmatch from 'pixelmatch';
-const [a, b, reps, threshold] = [process.argv[2], process.argv[3], +process.argv[4], +process.argv[5]];
+const [a, b] = [process.argv[2], process.argv[3]];
+const [reps, threshold] = [+process.argv[4], +process.argv[5]];
 const out = { count: 0, match_ms: [], total_ms: [] };
 for (let i = 0; i < reps; i++) {
   const t0 = performance.now();
@@ -154,6 +154,10 @@ def med(xs: list[float]) -> float:
     return statistics.median(xs)
 
 
+def _node_version() -> str:
+    return subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--reps", type=int, default=5)
@@ -178,9 +182,7 @@ def main() -> int:
                 od_count, t_od, od_raw = odiff(fa, fb, args.reps)
                 pm_count = int(pm["count"])  # type: ignore[arg-type]
                 aligned = edit != "scroll"
-                ok = (
-                    abs(count - pm_count) <= 0.01 * max(pm_count, 1) if aligned else count == 0
-                )
+                ok = abs(count - pm_count) <= 0.01 * max(pm_count, 1) if aligned else count == 0
                 if not ok:
                     misses.append(edit)
                 rows.append(
@@ -202,7 +204,7 @@ def main() -> int:
         "# Visual diff: shotbridge vs pixelmatch 7.2.0 and odiff 4.5.0",
         "",
         f"Machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python "
-        f"{platform.python_version()}, node {subprocess.run(['node', '--version'], capture_output=True, text=True).stdout.strip()}. "
+        f"{platform.python_version()}, node {_node_version()}. "
         f"Threshold {THRESHOLD}, anti-aliasing ignored (odiff `--aa`), median of {args.reps} runs. "
         "Made by `bench/bench_diff.py` in one run.",
         "",
