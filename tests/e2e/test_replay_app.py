@@ -261,13 +261,15 @@ def test_visual_spec_passes_repeatedly_sends_each_write_once_and_catches_css(
 def test_error_spec_fails_with_the_bug_and_passes_once_fixed(
     recorded: dict[str, Any], app: tuple[str, Path, Backend], tmp_path: Path
 ) -> None:
-    root = app[1]
+    _base, root, backend = app
     spec = playwright.generate_test_spec(_session(recorded), assert_visual=False)
     project = _project(tmp_path / "errors", "esm")
     (project / "errors.spec.ts").write_text(spec)
+    before = backend.writes
     buggy = _npx(project)
     assert _outcomes(buggy) == {"errors.spec.ts": "failed"}, buggy.stdout[-3000:]
     assert "widget missing" in buggy.stdout
+    assert backend.writes - before == 1  # every step ran; the assertion at the end failed
     js = root / "app.js"
     original = js.read_text()
     js.write_text(original.replace("const BUG = true;", "const BUG = false;"))
@@ -276,6 +278,7 @@ def test_error_spec_fails_with_the_bug_and_passes_once_fixed(
     finally:
         js.write_text(original)
     assert _outcomes(fixed) == {"errors.spec.ts": "passed"}, fixed.stdout[-3000:]
+    assert backend.writes - before == 2
 
 
 def test_reproduction_script_runs_to_the_end_sending_the_write_once(
