@@ -14,13 +14,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import io
+import math
 import statistics
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
+from PIL import Image, ImageChops
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -31,7 +32,12 @@ from shotbridge.localserve import LocalServer  # noqa: E402
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "auto (default): captureVisibleTab jpeg when free, else CDP": {},
-    "cdp jpeg, rendered at output size": {"method": "cdp"},
+    "cdp jpeg, rendered at output size (Chrome at the output quality, q60)": {"method": "cdp"},
+    "cdp jpeg q90, rendered at output size": {"method": "cdp", "browser_quality": 90},
+    "cdp png, rendered at output size (quality reference)": {
+        "method": "cdp",
+        "browser_format": "png",
+    },
     "cdp jpeg, full size → core": {"method": "cdp", "render_at_output_size": False},
     "cdp png, full size → core": {
         "method": "cdp",
@@ -41,7 +47,40 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "captureVisibleTab jpeg → core": {"method": "visible"},
     "captureVisibleTab png → core": {"method": "visible", "browser_format": "png"},
     "annotated (auto + 50 labels)": {"annotate": True},
+    # What MCP capture_screenshot sends by default (issue 16's diff memory and unchanged check).
+    "auto + remember + unchanged_check (MCP default)": {"remember": True, "unchanged_check": True},
 }
+
+# Per-stage p50s from the wall-clock stamps the extension and host put in `timings`.
+STAGES = {
+    "pre": ("ext_shoot_at", "ext_start_at"),
+    "chrome": ("ext_image_at", "ext_shoot_at"),
+    "post": ("ext_return_at", "ext_image_at"),
+    "native": ("host_got_at", "ext_return_at"),
+    "host": ("host_done_at", "host_got_at"),
+}
+
+
+def stages_of(res: dict[str, Any], got_at: float) -> dict[str, float]:
+    t = res.get("timings", {})
+    out = {k: t[a] - t[b] for k, (a, b) in STAGES.items() if a in t and b in t}
+    if "host_done_at" in t:
+        out["after host"] = got_at - t["host_done_at"]  # diff memory, bus
+    out["concurrent %"] = 100.0 * t.get("ext_concurrent", 0)  # captured alongside the probe
+    return out
+
+
+def psnr(jpeg: bytes, reference: bytes) -> float:
+    """PSNR (dB) of one output image against another of the same size (inf: identical)."""
+    a = Image.open(io.BytesIO(jpeg)).convert("RGB")
+    b = Image.open(io.BytesIO(reference)).convert("RGB")
+    if a.size != b.size:
+        return float("nan")
+    diff = ImageChops.difference(a, b)
+    mse = sum(count * (i % 256) ** 2 for i, count in enumerate(diff.histogram())) / (
+        3 * a.size[0] * a.size[1]
+    )
+    return float("inf") if mse == 0 else 10 * math.log10(255**2 / mse)
 
 
 def pct(values: list[float], q: float) -> float:
@@ -61,6 +100,7 @@ async def run(runs: int, warmup: int) -> list[dict[str, Any]]:
         async with await BusClient.connect(runtime_dir=browser.runtime_dir) as client:
             await client.request("navigate", {"url": url}, timeout=20)
             times: dict[str, list[float]] = {k: [] for k in VARIANTS}
+            stages: dict[str, list[dict[str, float]]] = {k: [] for k in VARIANTS}
             last: dict[str, dict[str, Any]] = {}
             for i in range(warmup + runs):
                 for name, extra in VARIANTS.items():
@@ -69,10 +109,12 @@ async def run(runs: int, warmup: int) -> list[dict[str, Any]]:
                     dt = (time.perf_counter() - t0) * 1000
                     if i >= warmup:
                         times[name].append(dt)
+                        stages[name].append(stages_of(res, time.time() * 1000))
                     last[name] = res
                     # captureVisibleTab is rate-limited by Chrome (2 calls/s): pace every variant
                     # alike so none is measured against a throttled neighbour.
                     await asyncio.sleep(0.55)
+    reference = last.get("cdp png, rendered at output size (quality reference)")
     rows = []
     for name, ts in times.items():
         res = last[name]
@@ -86,6 +128,12 @@ async def run(runs: int, warmup: int) -> list[dict[str, Any]]:
                 "size": f"{res['width']}×{res['height']}",
                 "browser_ms": res["timings"].get("browser_ms", 0.0),
                 "core_ms": res["timings"].get("core_ms", 0.0),
+                "psnr": psnr(res["jpeg"], reference["jpeg"]) if reference else float("nan"),
+                "stages": {
+                    k: (statistics.fmean if k == "concurrent %" else statistics.median)(v)
+                    for k in (*STAGES, "after host", "concurrent %")
+                    if (v := [st[k] for st in stages[name] if k in st])
+                },
             }
         )
     return rows
@@ -96,14 +144,28 @@ def table(rows: list[dict[str, Any]], runs: int) -> str:
         f"End-to-end capture of a 1920×1080 page (demo/index.html), headless Chromium, {runs} runs "
         "each, interleaved. Bus request → processed JPEG ready.",
         "",
-        "| variant | p50 ms | p95 ms | output | bytes | browser ms (last) | core ms (last) |",
-        "|---|---:|---:|---|---:|---:|---:|",
+        "| variant | p50 ms | p95 ms | output | bytes | browser ms (last) | core ms (last) "
+        "| PSNR vs png ref, dB (last) |",
+        "|---|---:|---:|---|---:|---:|---:|---:|",
     ]
     for r in rows:
         lines.append(
             f"| {r['variant']} | {r['p50']:.1f} | {r['p95']:.1f} | {r['size']} | {r['bytes']:,} "
-            f"| {r['browser_ms']:.1f} | {r['core_ms']:.1f} |"
+            f"| {r['browser_ms']:.1f} | {r['core_ms']:.1f} | {r['psnr']:.1f} |"
         )
+    names = [*STAGES, "after host", "concurrent %"]
+    lines += [
+        "",
+        "Per stage, p50 ms (pre: extension before asking Chrome; chrome: Chrome's own capture; "
+        "post: extension after it; native: native messaging into the host; host: validate + "
+        "core + registry; after host: anything the host does after `take` + bus to the client):",
+        "",
+        "| variant | " + " | ".join(names) + " |",
+        "|---|" + "---:|" * len(names),
+    ]
+    for r in rows:
+        cells = " | ".join(f"{r['stages'].get(k, float('nan')):.1f}" for k in names)
+        lines.append(f"| {r['variant']} | {cells} |")
     return "\n".join(lines) + "\n"
 
 
@@ -112,7 +174,11 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results-capture.md")
+    ap.add_argument("--only", action="append", help="run the variants whose name has this text")
     a = ap.parse_args()
+    if a.only:
+        for name in [n for n in VARIANTS if not any(o in n for o in a.only)]:
+            del VARIANTS[name]
     rows = asyncio.run(run(a.runs, a.warmup))
     text = table(rows, a.runs)
     print(text)

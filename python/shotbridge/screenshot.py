@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+from collections.abc import Awaitable
 from typing import Any, Literal, Protocol
 
 from pydantic import Field
@@ -144,6 +145,18 @@ def to_annotations(elements: list[ElementInfo]) -> list[Annotation]:
     ]
 
 
+def _epoch_ms() -> float:
+    """Wall-clock ms, comparable with the extension's and the MCP client's stage stamps."""
+    return round(time.time() * 1000, 1)
+
+
+async def _stamped(job: Awaitable[dict[str, Any]], timings: dict[str, float]) -> dict[str, Any]:
+    """The capture's reply, with the moment it reached the host noted in ``timings``."""
+    reply = await job
+    timings["host_got_at"] = _epoch_ms()
+    return reply
+
+
 def _capture_args(args: ScreenshotArgs) -> dict[str, Any]:
     """Arguments for the extension's ``capture``; asks for the render scale when it helps."""
     out: dict[str, Any] = {
@@ -194,7 +207,7 @@ async def take(
 
     t1 = time.perf_counter()
     capture_args = _capture_args(args)
-    capture_job = link.request("capture", capture_args, timeout=timeout)
+    capture_job = _stamped(link.request("capture", capture_args, timeout=timeout), timings)
     discover_args = {
         "tab_id": args.tab_id,
         "target": args.target,
@@ -215,6 +228,8 @@ async def take(
         discover_job = link.request("discover", discover_args, timeout=timeout)
         raw_capture, raw_discover = await asyncio.gather(capture_job, discover_job)
         found = DiscoverResult.model_validate(raw_discover)
+    ext_timings = raw_capture.get("timings") if isinstance(raw_capture, dict) else None
+    ext_timings = ext_timings if isinstance(ext_timings, dict) else {}
     capture = CaptureResult.model_validate(raw_capture)
     _placeable(capture.masks)
     timings["browser_ms"] = (time.perf_counter() - t1) * 1000
@@ -319,7 +334,11 @@ async def take(
         "truncated": capture.truncated,
         "page_height": capture.page_height,
         "notes": notes,
-        "timings": {**timings, **{f"core_{k}_us": v for k, v in shrunk.timings_us.items()}},
+        "timings": {
+            **{f"ext_{k}": v for k, v in ext_timings.items() if isinstance(v, int | float)},
+            **timings,
+            **{f"core_{k}_us": v for k, v in shrunk.timings_us.items()},
+        },
     }
     if args.full_page:
         result["tiles"] = [
@@ -339,4 +358,5 @@ async def take(
             for sid, (part, _), tile in zip(ids, done, parts, strict=True)
         ]
     publish_screenshot(shots, result, raw_args)  # the session's screenshot buffer
+    result["timings"]["host_done_at"] = _epoch_ms()
     return result

@@ -9,6 +9,8 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import os
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,6 +19,9 @@ from mcp.types import CallToolResult, ContentBlock, ImageContent, TextContent
 log = logging.getLogger(__name__)
 
 PAYLOAD_WARN_BYTES = 500_000
+# bench/bench_mcp.py sets this to a file: each screenshot's stage stamps are appended to it, so
+# the benchmark can split one call's time across the extension, the host and this server.
+STAGES_LOG_ENV = "SHOTBRIDGE_BENCH_STAGES"
 TOKENS_PER_PIXEL = 1 / 750  # Anthropic's estimate of image tokens: width × height / 750
 
 
@@ -32,6 +37,21 @@ def image(jpeg: bytes) -> ImageContent:
     return ImageContent(
         type="image", data=base64.b64encode(jpeg).decode("ascii"), mime_type="image/jpeg"
     )
+
+
+def epoch_ms() -> float:
+    return round(time.time() * 1000, 1)
+
+
+def note_stages(shot: dict[str, Any], got_at: float) -> None:
+    """Append the shot's stage stamps to the benchmark's log (only when it asked for one)."""
+    path = os.environ.get(STAGES_LOG_ENV)
+    if not path:
+        return
+    stamps = {**shot.get("timings", {}), "method": shot.get("method")}
+    stamps |= {"mcp_got_at": got_at, "mcp_return_at": epoch_ms()}
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"screenshot_id": shot.get("screenshot_id"), **stamps}) + "\n")
 
 
 def estimated_tokens(width: int, height: int) -> int:

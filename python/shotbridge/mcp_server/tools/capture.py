@@ -95,11 +95,14 @@ def register(server: MCPServer, state: ServerState) -> None:
         shot = await shots.explicit(state, args, selector=selector)
         if isinstance(shot, CallToolResult):
             return shot
+        got_at = content.epoch_ms()
         scope = f"element {selector!r}" if selector else "full page" if full_page else "viewport"
         tiles = shot.get("tiles") or []
         if len(tiles) > 1:
             return content.result(_tile_blocks(shot, tiles), tool="capture_screenshot")
-        return content.result(_blocks(state, shot, scope, diff_image), tool="capture_screenshot")
+        blocks = _blocks(state, shot, scope, diff_image)
+        content.note_stages(shot, got_at)
+        return content.result(blocks, tool="capture_screenshot")
 
 
 def _compare_target(compare_to: str | int | None, diff_image: bool) -> str | int | None:
