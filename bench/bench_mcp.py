@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -316,9 +317,13 @@ def stage_rows(stamps: list[dict[str, Any]], series: Series) -> dict[str, Any]:
         per["mcp"].append(got - st["mcp_got_at"])
         per["overhead"].append(got - st["ext_image_at"])
         per["overhead_tool"].append(st["mcp_return_at"] - st["ext_image_at"])
-        methods.append(st.get("method", "?"))
+        methods.append(
+            f"{st.get('method', '?')}{' alongside the probe' if st.get('ext_concurrent') else ''}"
+        )
+    counts = ", ".join(f"{k} ×{n}" for k, n in sorted(Counter(methods).items()))
     return {key: statistics.median(v) if v else float("nan") for key, v in per.items()} | {
-        "n": len(per["request"])
+        "n": len(per["request"]),
+        "methods": counts,
     }
 
 
@@ -364,7 +369,7 @@ def markdown(rows: list[dict[str, Any]], info: dict[str, Any], args: argparse.Na
         "",
         f"Our time per stage (p50 of each stage over the {st['n']} measured "
         "`capture_screenshot` calls, from wall-clock stamps; stages do not add up exactly to "
-        "the p50 of the whole):",
+        f"the p50 of the whole). Capture paths taken: {st['methods']}.",
         "",
         "| stage | p50 ms |",
         "|---|---:|",

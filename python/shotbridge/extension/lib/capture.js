@@ -395,7 +395,9 @@ async function captureCdp(ctx, tabId, active, a, timings) {
     timings.attach = Math.round(dbg.attachMs * 10) / 10;
     // Secrets in CSS motion stay where they were measured: the document timeline stands still
     // for the capture (invisible to the page), and is restored whatever happens.
-    const paused = await dbg.send('Animation.setPlaybackRate', { playbackRate: 0 }).then(() => true, () => false);
+    // On a quiet tab the pause need not be awaited: CDP runs a session's commands in order.
+    const pausing = dbg.send('Animation.setPlaybackRate', { playbackRate: 0 }).then(() => true, () => false);
+    const paused = quiet.has(tabId) ? true : await pausing;
     try {
       return await cdpAttempts(ctx, tabId, active, a, timings, dbg);
     } finally {
@@ -444,24 +446,22 @@ async function cdpAttempts(ctx, tabId, active, a, timings, dbg) {
 // it is thrown away and the capture is taken again after the probe.
 /** @type {Map<number, {session: object, events: number}>} */
 const quiet = new Map();
-/** The last first-probe per tab: the geometry guess for the next concurrent capture. @type {Map<number, any>} */
+/** The last first probe and layout per tab: the next concurrent capture's guess. @type {Map<number, {probe: any, metrics: any}>} */
 const lastProbe = new Map();
 
 /**
- * A plain viewport capture on a quiet tab: the clip it would use, from the last probe's
- * geometry and the current scroll position (null: capture after the probe as usual).
+ * A plain viewport capture on a quiet tab: the clip it would use, from the last capture's
+ * geometry (null: capture after the probe as usual).
  * @param {number} tabId
  * @param {CaptureArgs} a
  * @param {import('./debugger.js').DebuggerHandle} dbg
- * @param {any} metrics Page.getLayoutMetrics now
  */
-function concurrentPlan(tabId, a, dbg, metrics) {
+function concurrentPlan(tabId, a, dbg) {
   const q = quiet.get(tabId);
   const last = lastProbe.get(tabId);
-  const vv = metrics?.cssVisualViewport;
-  if (!q || !last || !vv || a.selector !== null || a.full_page) return null;
+  if (!q || !last || a.selector !== null || a.full_page) return null;
   if (q.session !== dbg.session || q.events !== dbg.animationEvents()) return null;
-  return planClip({ ...last, scroll: { x: vv.pageX, y: vv.pageY } }, metrics, a);
+  return planClip(last.probe, last.metrics, a);
 }
 
 /** No animation in any frame, and no frame but the top one. @param {any} p a probe */
@@ -497,17 +497,26 @@ async function cdpAttempt(ctx, tabId, active, a, timings, dbg, attempt) {
   ctx.step = 'probe page + Page.getLayoutMetrics';
   const events = dbg.animationEvents();
   const watching = dbg.watchingAnimations(); // on before this attempt began
-  const [loader, metrics] = await Promise.all([
-    loaderOf(dbg),
-    timed(timings, 'metrics', dbg.send('Page.getLayoutMetrics')),
-  ]);
-  const guess = attempt === 1 ? concurrentPlan(tabId, a, dbg, metrics) : null;
+  // Concurrent: the loader and layout reads go out first and the screenshot right behind them
+  // (CDP answers a session's commands in order), with the scroll of the last probe; the clip is
+  // checked against the fresh geometry below.
+  const guess = attempt === 1 ? concurrentPlan(tabId, a, dbg) : null;
+  const loaderJob = loaderOf(dbg);
+  const metricsJob = timed(timings, 'metrics', dbg.send('Page.getLayoutMetrics'));
+  const earlyAt = epochMs();
   /** @type {ReturnType<typeof startShot> | null} */
   let early = null;
-  const earlyAt = epochMs();
   if (guess) {
     timings.shoot_at = earlyAt;
     early = startShot(ctx, tabId, active, a, dbg, guess);
+    early.shot.catch(() => {});
+  }
+  let loader, metrics;
+  try {
+    [loader, metrics] = await Promise.all([loaderJob, metricsJob]);
+  } catch (e) {
+    early?.shot.catch(() => {});
+    throw e;
   }
   /** @type {any} */
   let pre;
@@ -559,7 +568,7 @@ async function cdpAttempt(ctx, tabId, active, a, timings, dbg, attempt) {
     : !sameViewport(metrics, after) ? 'the page scrolled or resized' : documentMismatch(pre, post);
   if (calm) quiet.set(tabId, { session: dbg.session, events });
   else quiet.delete(tabId);
-  lastProbe.set(tabId, pre);
+  lastProbe.set(tabId, { probe: pre, metrics });
   if (why) {
     if (attempt >= MAX_ATTEMPTS) throw refuse(why);
     return null;
