@@ -14,20 +14,15 @@ from shotbridge.mcp_server.state import ServerState
 from shotbridge.protocol import scroll_target
 
 DESCRIPTION = """\
-Screenshot of the tracked browser tab as a JPEG sized for the model (≤1280 px wide, \
-≤500 KB), with a text summary (URL, size, bytes, quality, estimated image tokens, masked \
-regions). Password fields are always painted over. Prefer observe(what="page") first: ask for \
-pixels only when layout or visuals matter. Limited to one screenshot per 5 s.
-scroll first scrolls the page ("top", "bottom", a y offset in CSS px, or a CSS selector to bring \
-into view); selector captures one element; full_page captures the whole page (up to 16 384 CSS \
-px) as several tiles in order, each its own image. Each image has a screenshot_id: \
-interact(x, y, screenshot_id) takes its pixels.
-compare_to ("previous" or a screenshot_id) adds what changed since that image: regions in CSS px, \
-the elements behind each (selector, role, name; before/after text) and the changed share of \
-pixels (a scroll in between is aligned, not a change); diff_image returns the new screenshot with \
-the changed regions outlined and numbered, plus before/after crops, instead of the plain image. \
-When the new pixels match the latest image you were given, only the text "Unchanged since \
-screenshot #N" comes back (configure skip_unchanged=false to always get the image)."""
+Screenshot of the tracked browser tab as a JPEG sized for the model (≤1280 px wide, ≤500 KB), \
+with a text summary (URL, size, bytes, quality, estimated image tokens, masked regions). Password \
+fields are always painted over. Prefer observe(what="page") first: ask for pixels only when layout \
+or visuals matter. Limited to one screenshot per 5 s. full_page returns tiles (up to 16 384 CSS \
+px), each its own image with a screenshot_id for interact(x, y, screenshot_id). compare_to reports \
+the changed regions, the elements behind them and the changed share of pixels (a scroll is \
+aligned, not a change); diff_image outlines them. If nothing changed since the latest image you \
+were given, only "Unchanged since screenshot #N" comes back (configure skip_unchanged=false to \
+always get the image)."""
 
 
 def register(server: MCPServer, state: ServerState) -> None:
