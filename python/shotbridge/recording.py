@@ -148,21 +148,29 @@ class Recorder:
         """``SCREENSHOT_SINKS`` hook: every image the host produced goes into the buffer."""
         if shots is not self.shots or result.get("screenshot_id") is None:
             return
+        # A full page is several images, each announced with its own id: keep every one readable.
+        tiles = result.get("tiles") or []
+        for part in [result, *tiles[1:]]:
+            if part.get("screenshot_id") is not None:
+                self._keep(part, result, raw_args)
+
+    def _keep(self, part: dict[str, Any], result: dict[str, Any], raw_args: dict[str, Any]) -> None:
+        """One image (a screenshot, or one tile of a full page) into the buffer and timeline."""
         trigger = raw_args.get("trigger", "explicit")
         if trigger not in ("navigation", "action", "error", "explicit"):
             trigger = "explicit"
         action_id = raw_args.get("action_id") or self._last_action_id()
         meta = ShotMeta(
-            id=int(result["screenshot_id"]),
+            id=int(part["screenshot_id"]),
             url=str(result.get("url") or ""),
             title=str(result.get("title") or ""),
             trigger=trigger,
             action_id=action_id,
-            width=int(result.get("width") or 0),
-            height=int(result.get("height") or 0),
+            width=int(part.get("width") or 0),
+            height=int(part.get("height") or 0),
         )
-        jpeg = bytes(result.get("jpeg") or b"")
-        self.buffer.add(meta, jpeg, bytes(result.get("thumbnail") or b""))
+        jpeg = bytes(part.get("jpeg") or b"")
+        self.buffer.add(meta, jpeg, bytes(part.get("thumbnail") or b""))
         meta.file = buffer.write_copy(self.timeline.session, meta, jpeg)
         self.timeline.add(
             ShotEntry(

@@ -345,6 +345,7 @@ async def take(
             {
                 "screenshot_id": sid,
                 "jpeg": part.jpeg,
+                "thumbnail": part.thumbnail,
                 "width": part.width,
                 "height": part.height,
                 "bytes": len(part.jpeg),

@@ -158,6 +158,13 @@ def test_full_page_tiles_cover_the_page(ibrowser: HeadlessBrowser, pages_url: st
         assert sum(t["css_height"] for t in tiles) >= 6000
         assert len({t["screenshot_id"] for t in tiles}) == len(tiles)
         assert not shot["truncated"] and shot["notes"] == []
+        # Every announced id is readable from the session's buffer, with its own pixels.
+        for tile in tiles:
+            sid = tile["screenshot_id"]
+            got = await s.client.request("screenshot_get", {"id": sid})
+            assert got["jpeg"] == tile["jpeg"]
+            thumb = await s.client.request("screenshot_get", {"id": sid, "thumbnail": True})
+            assert decode(thumb["jpeg"]).width == min(320, tile["width"])
 
     run(ibrowser, pages_url, scenario)
 
