@@ -32,8 +32,11 @@ from shotbridge.localserve import LocalServer  # noqa: E402
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "auto (default): captureVisibleTab jpeg when free, else CDP": {},
-    "cdp jpeg, rendered at output size (Chrome at the output quality, q60)": {"method": "cdp"},
-    "cdp jpeg q90, rendered at output size": {"method": "cdp", "browser_quality": 90},
+    "cdp jpeg, rendered at output size": {"method": "cdp"},
+    "cdp jpeg q60 (rejected: chroma bleed), rendered at output size": {
+        "method": "cdp",
+        "browser_quality": 60,
+    },
     "cdp png, rendered at output size (quality reference)": {
         "method": "cdp",
         "browser_format": "png",
