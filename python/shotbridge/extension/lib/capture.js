@@ -5,7 +5,7 @@
 
 import { Code, ShotError } from './errors.js';
 import { callPage, callPageAll } from './page.js';
-import { attachedTo, withDebugger } from './debugger.js';
+import { withDebugger } from './debugger.js';
 import { resolveTab } from './tabs.js';
 import { assertCapturable } from './restricted.js';
 import { MAX_MESSAGE_BYTES } from './native.js';
@@ -128,9 +128,7 @@ async function probe(tabId, selector, maskSelectors, motion = {}) {
   const blind = frames.some((f) => f.frameId !== 0 && (f.error || (f.value.hasSecrets && !f.value.reachable)));
   /** @type {Rect[]} */
   const masks = blind ? p.masks.concat(p.opaqueFrames) : p.masks;
-  // Animations anywhere (a frame that did not say counts as animated).
-  const animations = frames.reduce((n, f) => n + (Number.isInteger(f.value?.animations) ? f.value.animations : Infinity), 0);
-  return { ...p, masks, frames: frames.length, animations };
+  return { ...p, masks };
 }
 
 /**
@@ -395,16 +393,11 @@ async function captureCdp(ctx, tabId, active, a, timings) {
     timings.attach = Math.round(dbg.attachMs * 10) / 10;
     // Secrets in CSS motion stay where they were measured: the document timeline stands still
     // for the capture (invisible to the page), and is restored whatever happens.
-    // On a quiet tab the pause need not be awaited: CDP runs a session's commands in order.
-    const pausing = dbg.send('Animation.setPlaybackRate', { playbackRate: 0 }).then(() => true, () => false);
-    const paused = quiet.has(tabId) ? true : await pausing;
+    const paused = await dbg.send('Animation.setPlaybackRate', { playbackRate: 0 }).then(() => true, () => false);
     try {
       return await cdpAttempts(ctx, tabId, active, a, timings, dbg);
     } finally {
-      // A quiet page (nothing animated) need not wait for the resume: CDP runs a session's
-      // commands in order, so the next capture's pause still comes after it.
-      const resume = paused && dbg.send('Animation.setPlaybackRate', { playbackRate: 1 }).catch(() => {});
-      if (resume && !quiet.has(tabId)) await resume;
+      if (paused) await dbg.send('Animation.setPlaybackRate', { playbackRate: 1 }).catch(() => {});
     }
   });
 }
@@ -423,7 +416,6 @@ async function cdpAttempts(ctx, tabId, active, a, timings, dbg) {
       const out = await cdpAttempt(ctx, tabId, active, a, timings, dbg, attempt);
       if (out) return out;
     } catch (e) {
-      quiet.delete(tabId);
       await thawAll(tabId);
       if (!(e instanceof Moved)) throw e;
       if (attempt >= MAX_ATTEMPTS) throw refuse(e.why);
@@ -432,56 +424,6 @@ async function cdpAttempts(ctx, tabId, active, a, timings, dbg) {
     await thawAll(tabId);
   }
 }
-
-// Capturing while the first probe runs (instead of after it) hides the probe's cost behind
-// Chrome's. It is only done where the probe cannot matter for the pixels: a plain viewport shot
-// of a tab whose last capture, on this debugger session, saw no animation in its only frame,
-// with no Animation event since. The frame is then kept only if both probes again see no
-// animation and no frame but the top one, the Animation domain (on since that last capture)
-// reported nothing during the
-// attempt (every animation that could have moved something while the frame was taken, even one
-// that ended before the probe, starts with an event), the DOM did not change from before the
-// request until the second probe (a secret removed between the frame and the first probe would
-// be in neither probe's masks), and the clip planned from the probes is the one used. Otherwise
-// it is thrown away and the capture is taken again after the probe.
-/** @type {Map<number, {session: object, events: number}>} */
-const quiet = new Map();
-/** The last first probe and layout per tab: the next concurrent capture's guess. @type {Map<number, {probe: any, metrics: any}>} */
-const lastProbe = new Map();
-
-/**
- * A plain viewport capture on a quiet tab: the clip it would use, from the last capture's
- * geometry (null: capture after the probe as usual).
- * @param {number} tabId
- * @param {CaptureArgs} a
- * @param {import('./debugger.js').DebuggerHandle} dbg
- */
-function concurrentPlan(tabId, a, dbg) {
-  const q = quiet.get(tabId);
-  const last = lastProbe.get(tabId);
-  if (!q || !last || a.selector !== null || a.full_page) return null;
-  if (q.session !== dbg.session || q.events !== dbg.animationEvents()) return null;
-  return planClip(last.probe, last.metrics, a);
-}
-
-/** No animation in any frame, and no frame but the top one. @param {any} p a probe */
-const still = (p) => p.frames === 1 && p.animations === 0;
-
-// Page and service-worker clocks both come from the wall clock; allow for their rounding.
-const CLOCK_SLACK_MS = 20;
-// Only a document on screen for a while is captured alongside its probe (as for the visible-tab
-// path): a young one may still share the screen with its predecessor's last frame.
-const MIN_AGE_MS = 1000;
-
-/**
- * The document was on screen, and its DOM watched, from before `since`, and the DOM did not
- * change from then until the second probe.
- * @param {any} pre @param {any} post @param {number} since wall-clock ms
- */
-const unchangedSince = (pre, post, since) => !!pre.dom && !!post.dom &&
-  typeof pre.dom.painted_at === 'number' && pre.dom.painted_at < since - MIN_AGE_MS &&
-  pre.dom.watched_since < since - CLOCK_SLACK_MS && pre.dom.changed_at < since - CLOCK_SLACK_MS &&
-  post.dom.changed_at === pre.dom.changed_at && post.dom.watched_since === pre.dom.watched_since;
 
 /**
  * One try: the result, or null when the page changed under it (try again).
@@ -494,163 +436,107 @@ const unchangedSince = (pre, post, since) => !!pre.dom && !!post.dom &&
  * @param {number} attempt 1-based
  */
 async function cdpAttempt(ctx, tabId, active, a, timings, dbg, attempt) {
-  ctx.step = 'probe page + Page.getLayoutMetrics';
-  const events = dbg.animationEvents();
-  const watching = dbg.watchingAnimations(); // on before this attempt began
-  // Concurrent: the loader and layout reads go out first and the screenshot right behind them
-  // (CDP answers a session's commands in order), with the scroll of the last probe; the clip is
-  // checked against the fresh geometry below.
-  const guess = attempt === 1 ? concurrentPlan(tabId, a, dbg) : null;
-  const loaderJob = loaderOf(dbg);
-  const metricsJob = timed(timings, 'metrics', dbg.send('Page.getLayoutMetrics'));
-  const earlyAt = epochMs();
-  /** @type {ReturnType<typeof startShot> | null} */
-  let early = null;
-  if (guess) {
-    timings.shoot_at = earlyAt;
-    early = startShot(ctx, tabId, active, a, dbg, guess);
-    early.shot.catch(() => {});
-  }
-  let loader, metrics;
-  try {
-    [loader, metrics] = await Promise.all([loaderJob, metricsJob]);
-  } catch (e) {
-    early?.shot.catch(() => {});
-    throw e;
-  }
-  /** @type {any} */
-  let pre;
-  try {
-    pre = await timed(timings, 'masks', probe(tabId, a.selector, a.mask_selectors, { freeze: true }));
-  } catch (e) {
-    early?.shot.catch(() => {});
-    throw e;
-  }
-  if (!pre.painted) {
-    early?.shot.catch(() => {});
-    // A new document: Chrome still shows the old one's pixels until it paints.
-    if (attempt >= MAX_ATTEMPTS) throw refuse('the page had not painted');
-    await callPage(tabId, 'nextPaint', { max_ms: 300 }).catch(() => {});
-    return null;
-  }
-  const plan = planClip(pre, metrics, a);
-  const concurrent = !!early && still(pre) && JSON.stringify(plan) === JSON.stringify(guess);
-  if (early && !concurrent) {
-    early.shot.catch(() => {}); // taken before the probe could pause anything: not used
-    early = null;
-  }
-  if (!early) {
+  {
+    ctx.step = 'probe page + Page.getLayoutMetrics';
+    const [loader, pre, metrics] = await Promise.all([
+      loaderOf(dbg),
+      timed(timings, 'masks', probe(tabId, a.selector, a.mask_selectors, { freeze: true })),
+      timed(timings, 'metrics', dbg.send('Page.getLayoutMetrics')),
+    ]);
+    if (!pre.painted) {
+      // A new document: Chrome still shows the old one's pixels until it paints.
+      if (attempt >= MAX_ATTEMPTS) throw refuse('the page had not painted');
+      await callPage(tabId, 'nextPaint', { max_ms: 300 }).catch(() => {});
+      return null;
+    }
+    const plan = planClip(pre, metrics, a);
     ctx.step = 'Page.captureScreenshot';
     timings.shoot_at = epochMs();
-    early = startShot(ctx, tabId, active, a, dbg, plan);
+    const shoot = (/** @type {object} */ clip) => dbg.send('Page.captureScreenshot', {
+      format: a.format,
+      ...(a.format === 'jpeg' ? { quality: a.quality } : {}),
+      clip,
+      fromSurface: true,
+      captureBeyondViewport: plan.captureBeyondViewport,
+    });
+    /** @type {Promise<any>} */
+    let screenshot;
+    /** @type {{area: Rect, data: string}[] | null} */
+    let tileShots = null;
+    if (plan.tiles) {
+      // One band at a time: each is a bounded image, never the 32 768 px strip of a DPR 2 page.
+      const tiles = plan.tiles;
+      screenshot = (async () => {
+        tileShots = [];
+        for (const [i, t] of tiles.entries()) {
+          ctx.step = `Page.captureScreenshot (tile ${i + 1} of ${tiles.length})`;
+          tileShots.push({ area: t.area, data: (await shoot(t.clip)).data });
+        }
+        return { data: tileShots[0].data };
+      })();
+    } else {
+      screenshot = shoot(plan.clip);
+    }
+    if (!active) {
+      // Chrome does not paint background tabs; the screenshot then waits for a frame that may
+      // never come. Bound the wait and say why instead of burning the whole timeout.
+      const waitMs = Math.max(500, Math.min(BACKGROUND_WAIT_MS, ctx.remainingMs() - 200));
+      screenshot = Promise.race([screenshot, sleep(waitMs).then(() => {
+        throw new ShotError(Code.CAPTURE_FAILED,
+          `Chrome did not paint tab ${tabId} within ${Math.round(waitMs)} ms: it is not the active tab of its window ` +
+          'and background tabs are not rendered. Make it the active tab, then retry.');
+      })]);
+    }
+    const watch = watchLoader(dbg, loader);
+    /** @type {any} */
+    let shot;
+    try {
+      shot = await timed(timings, 'capture', Promise.race([screenshot, watch.moved]));
+    } finally {
+      watch.stop();
+    }
+    timings.image_at = epochMs(); // Chrome has handed us the pixels
+    // One image, one document: the same document (loader and page-side id), URL and scroll
+    // before and after the pixels, or the masks may describe another page. The second probe's
+    // masks are added too (a field moved by script lands in one of the two).
+    ctx.step = 'check the document after capture';
+    const [loaderAfter, post, after] = await Promise.all([
+      loaderOf(dbg),
+      timed(timings, 'masks', probe(tabId, null, a.mask_selectors, { thaw: true })),
+      timed(timings, 'metrics', dbg.send('Page.getLayoutMetrics')),
+    ]);
+    const why = loader !== loaderAfter ? 'the page navigated to another document'
+      : !sameViewport(metrics, after) ? 'the page scrolled or resized' : documentMismatch(pre, post);
+    if (why) {
+      if (attempt >= MAX_ATTEMPTS) throw refuse(why);
+      return null;
+    }
+    const dataUrl = `data:image/${a.format};base64,${shot.data}`;
+    const tiles = tileShots === null ? undefined : /** @type {{area: Rect, data: string}[]} */ (tileShots).map((t) => ({
+      data_url: `data:image/${a.format};base64,${t.data}`,
+      origin: { x: t.area.x, y: t.area.y },
+      css_size: { width: t.area.width, height: t.area.height },
+    }));
+    checkSize(tiles ? tiles.reduce((n, t) => n + t.data_url.length, 0) : dataUrl);
+    return {
+      ...(tiles ? { tiles } : {}),
+      data_url: dataUrl,
+      method: 'cdp',
+      url: pre.url,
+      title: pre.title,
+      tab_id: tabId,
+      device_pixel_ratio: pre.device_pixel_ratio,
+      viewport: pre.viewport,
+      scroll: pre.scroll,
+      origin: { x: plan.area.x, y: plan.area.y },
+      css_size: { width: plan.area.width, height: plan.area.height },
+      masks: masksFor(plan.area, pre, post),
+      unavailable: [],
+      truncated: plan.truncated,
+      page_height: plan.pageHeight,
+      timings: { ...timings, return_at: epochMs() },
+    };
   }
-  const { shot: screenshot, tiles: tileShots } = early;
-  const watch = watchLoader(dbg, loader);
-  /** @type {any} */
-  let shot;
-  try {
-    shot = await timed(timings, 'capture', Promise.race([screenshot, watch.moved]));
-  } finally {
-    watch.stop();
-  }
-  timings.image_at = epochMs(); // Chrome has handed us the pixels
-  // One image, one document: the same document (loader and page-side id), URL and scroll
-  // before and after the pixels, or the masks may describe another page. The second probe's
-  // masks are added too (a field moved by script lands in one of the two).
-  ctx.step = 'check the document after capture';
-  const [loaderAfter, post, after] = await Promise.all([
-    loaderOf(dbg),
-    timed(timings, 'masks', probe(tabId, null, a.mask_selectors, { thaw: true })),
-    timed(timings, 'metrics', dbg.send('Page.getLayoutMetrics')),
-  ]);
-  const calm = still(pre) && still(post) && dbg.animationEvents() === events;
-  const why = loader !== loaderAfter ? 'the page navigated to another document'
-    : !sameViewport(metrics, after) ? 'the page scrolled or resized' : documentMismatch(pre, post);
-  if (calm) quiet.set(tabId, { session: dbg.session, events });
-  else quiet.delete(tabId);
-  lastProbe.set(tabId, { probe: pre, metrics });
-  if (why) {
-    if (attempt >= MAX_ATTEMPTS) throw refuse(why);
-    return null;
-  }
-  // Something animated or changed around the early frame: take it again after the probe.
-  if (concurrent && !(calm && unchangedSince(pre, post, earlyAt))) return null;
-  timings.concurrent = concurrent ? 1 : 0;
-  const dataUrl = `data:image/${a.format};base64,${shot.data}`;
-  const tiles = tileShots() === null ? undefined : /** @type {{area: Rect, data: string}[]} */ (tileShots()).map((t) => ({
-    data_url: `data:image/${a.format};base64,${t.data}`,
-    origin: { x: t.area.x, y: t.area.y },
-    css_size: { width: t.area.width, height: t.area.height },
-  }));
-  checkSize(tiles ? tiles.reduce((n, t) => n + t.data_url.length, 0) : dataUrl);
-  return {
-    ...(tiles ? { tiles } : {}),
-    data_url: dataUrl,
-    method: 'cdp',
-    url: pre.url,
-    title: pre.title,
-    tab_id: tabId,
-    device_pixel_ratio: pre.device_pixel_ratio,
-    viewport: pre.viewport,
-    scroll: pre.scroll,
-    origin: { x: plan.area.x, y: plan.area.y },
-    css_size: { width: plan.area.width, height: plan.area.height },
-    masks: masksFor(plan.area, pre, post),
-    unavailable: [],
-    truncated: plan.truncated,
-    page_height: plan.pageHeight,
-    timings: { ...timings, return_at: epochMs() },
-  };
-}
-
-/**
- * Ask Chrome for the pixels of `plan` (one clip, or its tiles one band at a time).
- * @param {import('./context.js').CommandContext} ctx
- * @param {number} tabId
- * @param {boolean} active
- * @param {CaptureArgs} a
- * @param {import('./debugger.js').DebuggerHandle} dbg
- * @param {ReturnType<typeof planClip>} plan
- * @returns {{shot: Promise<any>, tiles: () => {area: Rect, data: string}[] | null}}
- */
-function startShot(ctx, tabId, active, a, dbg, plan) {
-  const shoot = (/** @type {object} */ clip) => dbg.send('Page.captureScreenshot', {
-    format: a.format,
-    ...(a.format === 'jpeg' ? { quality: a.quality } : {}),
-    clip,
-    fromSurface: true,
-    captureBeyondViewport: plan.captureBeyondViewport,
-  });
-  /** @type {Promise<any>} */
-  let screenshot;
-  /** @type {{area: Rect, data: string}[] | null} */
-  let tileShots = null;
-  if (plan.tiles) {
-    // One band at a time: each is a bounded image, never the 32 768 px strip of a DPR 2 page.
-    const tiles = plan.tiles;
-    screenshot = (async () => {
-      const done = [];
-      for (const [i, t] of tiles.entries()) {
-        ctx.step = `Page.captureScreenshot (tile ${i + 1} of ${tiles.length})`;
-        done.push({ area: t.area, data: (await shoot(t.clip)).data });
-      }
-      tileShots = done;
-      return { data: done[0].data };
-    })();
-  } else {
-    screenshot = shoot(plan.clip);
-  }
-  if (!active) {
-    // Chrome does not paint background tabs; the screenshot then waits for a frame that may
-    // never come. Bound the wait and say why instead of burning the whole timeout.
-    const waitMs = Math.max(500, Math.min(BACKGROUND_WAIT_MS, ctx.remainingMs() - 200));
-    screenshot = Promise.race([screenshot, sleep(waitMs).then(() => {
-      throw new ShotError(Code.CAPTURE_FAILED,
-        `Chrome did not paint tab ${tabId} within ${Math.round(waitMs)} ms: it is not the active tab of its window ` +
-        'and background tabs are not rendered. Make it the active tab, then retry.');
-    })]);
-  }
-  return { shot: screenshot, tiles: () => tileShots };
 }
 
 // captureVisibleTab is Chrome's cheapest path to what is on screen: it reads the last frame
@@ -666,11 +552,8 @@ let lastVisibleAt = -Infinity;
  * @param {chrome.tabs.Tab} tab
  */
 function preferVisible(a, tab) {
-  // A quiet tab whose debugger is still attached (a burst of commands) is cheaper through CDP:
-  // no attach, no bar to show, and the pixels are taken while the page is probed.
-  const quietCdp = tab.id !== undefined && attachedTo(tab.id) && quiet.has(tab.id);
   return a.method === 'auto' && !!tab.active && a.selector === null && !a.full_page && a.scale === null &&
-    !quietCdp && performance.now() - lastVisibleAt >= VISIBLE_MIN_INTERVAL_MS;
+    performance.now() - lastVisibleAt >= VISIBLE_MIN_INTERVAL_MS;
 }
 
 /**

@@ -16,22 +16,13 @@ export const CANCELLED_MESSAGE = 'The user pressed Cancel on Chrome\'s "started 
 const PROTOCOL_VERSION = '1.3';
 
 /**
- * @typedef {{attached: Promise<void>, users: number, idleTimer: ReturnType<typeof setTimeout> | null, gone: boolean,
- *   animationWatch: Promise<boolean> | null, animationWatching: boolean, animationEvents: number}} Session
- * `animationEvents` counts the Animation domain's events (an animation was created, started,
- * updated or cancelled in the tab's renderer) since `animationWatch` enabled it: a capture can
- * tell from it that nothing animated meanwhile.
+ * @typedef {{attached: Promise<void>, users: number, idleTimer: ReturnType<typeof setTimeout> | null, gone: boolean}} Session
  */
 /** @type {Map<number, Session>} */
 const sessions = new Map();
 
 /** Called once from the service worker top level. */
 export function installListeners() {
-  chrome.debugger.onEvent.addListener((source, method) => {
-    if (source.tabId === undefined || !method.startsWith('Animation.')) return;
-    const s = sessions.get(source.tabId);
-    if (s) s.animationEvents++;
-  });
   chrome.debugger.onDetach.addListener((source, reason) => {
     if (source.tabId === undefined) return;
     if (reason === 'canceled_by_user') status.update({ debugging_cancelled: true });
@@ -50,12 +41,6 @@ export function installListeners() {
       if (t.attached && t.tabId !== undefined && !sessions.has(t.tabId)) chrome.debugger.detach({ tabId: t.tabId }).catch(() => {});
     }
   }, () => {});
-}
-
-/** The debugger is attached to the tab now (a command reuses the session). @param {number} tabId */
-export function attachedTo(tabId) {
-  const s = sessions.get(tabId);
-  return !!s && !s.gone;
 }
 
 /**
@@ -86,12 +71,7 @@ function detachLater(tabId, s, idleMs) {
 }
 
 /**
- * @typedef {{send: (method: string, params?: object) => Promise<any>, attachMs: number, reused: boolean,
- *   session: object, watchAnimations: () => Promise<boolean>, watchingAnimations: () => boolean,
- *   animationEvents: () => number}} DebuggerHandle
- * `session` identifies the attachment (a new one after a detach); `watchAnimations` enables the
- * Animation domain once per attachment (false if Chrome refused), `watchingAnimations` says it
- * is on, `animationEvents` reads the session's Animation event count.
+ * @typedef {{send: (method: string, params?: object) => Promise<any>, attachMs: number, reused: boolean}} DebuggerHandle
  */
 
 /**
@@ -110,10 +90,7 @@ export async function withDebugger(tabId, opts, fn) {
   let s = sessions.get(tabId);
   const reused = !!s;
   if (!s) {
-    const created = /** @type {Session} */ ({
-      attached: attach(tabId), users: 0, idleTimer: null, gone: false, animationWatch: null, animationWatching: false,
-      animationEvents: 0,
-    });
+    const created = /** @type {Session} */ ({ attached: attach(tabId), users: 0, idleTimer: null, gone: false });
     s = created;
     sessions.set(tabId, created);
     created.attached.catch(() => {
@@ -131,16 +108,6 @@ export async function withDebugger(tabId, opts, fn) {
     const handle = {
       attachMs,
       reused,
-      session,
-      watchAnimations: () => {
-        session.animationWatch ??= handle.send('Animation.enable').then(() => {
-          session.animationWatching = true;
-          return true;
-        }, () => false);
-        return session.animationWatch;
-      },
-      watchingAnimations: () => session.animationWatching,
-      animationEvents: () => session.animationEvents,
       send: async (method, params) => {
         if (session.gone) throw new ShotError(Code.DEBUGGER_UNAVAILABLE, 'chrome.debugger was detached from the tab.');
         try {

@@ -16,17 +16,6 @@
     L.documentId = `${a[0].toString(36)}${a[1].toString(36)}`;
   }
 
-  // When this document's DOM last changed (wall-clock ms), watched from the library's injection
-  // on: a capture taken alongside its probe is only kept when nothing changed around it (a
-  // secret removed by script between the frame and the probe would be in neither's masks).
-  const now = () => performance.timeOrigin + performance.now();
-  if (!L.mutations) {
-    L.mutations = { since: now(), last: 0 };
-    new MutationObserver(() => {
-      L.mutations.last = now();
-    }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-  }
-
   /**
    * Secret elements of one root: rule matches plus the user's selectors.
    * @param {Document | ShadowRoot} root
@@ -162,16 +151,7 @@
     } catch {
       reachable = false;
     }
-    // Animations of this document (running, paused or held): a capture taken alongside the probe
-    // is only kept when there are none anywhere (see lib/capture.js).
-    const animations = document.getAnimations().length;
-    const firstPaint = performance.getEntriesByType('paint')[0];
-    const dom = {
-      watched_since: L.mutations.since,
-      changed_at: L.mutations.last,
-      painted_at: firstPaint ? performance.timeOrigin + firstPaint.startTime : null, // wall-clock ms
-    };
-    if (!isTop) return { isTop, hasSecrets: out.masks.length > 0, reachable, animations, dom };
+    if (!isTop) return { isTop, hasSecrets: out.masks.length > 0, reachable };
 
     /** @type {any} */
     let target = null;
@@ -191,8 +171,6 @@
       // taken before that shows other pixels than these masks describe.
       painted: performance.getEntriesByType('paint').length > 0,
       frozen: frozen.length, // animations paused by this probe (freeze)
-      animations,
-      dom,
       // How long this document has been on screen (ms since its first paint; -1: not yet).
       paint_age_ms: (() => {
         const first = performance.getEntriesByType('paint')[0];
