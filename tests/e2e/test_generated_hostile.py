@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import shutil
 import subprocess
 import threading
 import time
@@ -27,12 +25,12 @@ from shotbridge.generate import playwright
 from shotbridge.generate.steps import Session
 
 from tests.e2e.conftest import start_browser
+from tests.e2e.test_session import run_node
 
 pytestmark = pytest.mark.browser
 
 E2E = Path(__file__).resolve().parent
 NODE_MODULES = E2E / "node_modules"
-CHROME = os.environ.get("CHROME_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
 
 
 def payload(marker: Path) -> str:
@@ -152,14 +150,7 @@ def test_replayed_hostile_text_reaches_the_page_as_the_literal_and_runs_nothing(
     check = subprocess.run(["node", "--check", "session.spec.js"], cwd=project, timeout=60)
     assert check.returncode == 0
 
-    run = subprocess.run(
-        ["node", "repro.js"],
-        cwd=project,
-        env={**os.environ, "CHROME_PATH": CHROME},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    run = run_node(project, "repro.js", timeout=120)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "replayed" in run.stdout and "boom" in run.stdout  # the bug still reproduces
     assert received[1:] == [intended]  # the replay typed exactly the literal

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-import os
 import shutil
 import subprocess
 import threading
@@ -35,7 +34,7 @@ from shotbridge.generate import masks, playwright, report
 from shotbridge.generate.steps import Session, build_steps
 
 from tests.e2e.conftest import start_browser
-from tests.e2e.test_session import CHROME, CONFIG, NODE_MODULES, _outcomes
+from tests.e2e.test_session import CONFIG, NODE_MODULES, _npx, _outcomes, run_node
 
 pytestmark = pytest.mark.browser
 
@@ -162,18 +161,6 @@ def _project(tmp: Path, module: str) -> Path:
     return tmp
 
 
-def _npx(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "CHROME_PATH": CHROME, "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"}
-    return subprocess.run(
-        [str(NODE_MODULES / ".bin" / "playwright"), "test", "--reporter=json", *args],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
 def _statuses(run: subprocess.CompletedProcess[str]) -> list[str]:
     """The status of every test run in one invocation (``--repeat-each`` runs each N times)."""
     out: list[str] = []
@@ -289,14 +276,7 @@ def test_reproduction_script_runs_to_the_end_sending_the_write_once(
     project = _project(tmp_path / "repro", "cjs")
     (project / "repro.js").write_text(script)
     before = backend.writes
-    run = subprocess.run(
-        ["node", "repro.js"],
-        cwd=project,
-        env={**os.environ, "CHROME_PATH": CHROME},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    run = run_node(project, "repro.js", timeout=60)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "replayed 6 steps" in run.stdout and "widget missing" in run.stdout
     assert backend.writes - before == 1

@@ -242,6 +242,18 @@ def _project(tmp: Path) -> Path:
     return tmp
 
 
+def run_node(project: Path, script: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    """``node SCRIPT`` in ``project`` with Debian's Chromium for the generated script to launch."""
+    return subprocess.run(
+        ["node", script],
+        cwd=project,
+        env={**os.environ, "CHROME_PATH": CHROME},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
 def _npx(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "CHROME_PATH": CHROME, "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"}
     return subprocess.run(
@@ -327,14 +339,7 @@ def test_reproduction_script_runs_to_the_end(recorded: dict[str, Any], tmp_path:
     project = _project(tmp_path / "repro")
     script = playwright.reproduction_script(s, include_screenshots=True, include_fixtures=True)
     (project / "repro.js").write_text(script)
-    run = subprocess.run(
-        ["node", "repro.js"],
-        cwd=project,
-        env={**os.environ, "CHROME_PATH": CHROME},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    run = run_node(project, "repro.js", timeout=60)
     assert run.returncode == 0, run.stderr[-2000:]
     steps = len([ln for ln in script.splitlines() if ln.strip().startswith("// Step ")])
     assert f"replayed {steps} steps" in run.stdout
