@@ -317,9 +317,7 @@ def stage_rows(stamps: list[dict[str, Any]], series: Series) -> dict[str, Any]:
         per["mcp"].append(got - st["mcp_got_at"])
         per["overhead"].append(got - st["ext_image_at"])
         per["overhead_tool"].append(st["mcp_return_at"] - st["ext_image_at"])
-        methods.append(
-            f"{st.get('method', '?')}{' alongside the probe' if st.get('ext_concurrent') else ''}"
-        )
+        methods.append(str(st.get("method", "?")))
     counts = ", ".join(f"{k} ×{n}" for k, n in sorted(Counter(methods).items()))
     return {key: statistics.median(v) if v else float("nan") for key, v in per.items()} | {
         "n": len(per["request"]),
