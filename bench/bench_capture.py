@@ -33,7 +33,7 @@ from shotbridge.localserve import LocalServer  # noqa: E402
 VARIANTS: dict[str, dict[str, Any]] = {
     "auto (default): captureVisibleTab jpeg when free, else CDP": {},
     "cdp jpeg, rendered at output size": {"method": "cdp"},
-    "cdp jpeg q60 (rejected: chroma bleed), rendered at output size": {
+    "cdp jpeg q60 (not the default: see below), rendered at output size": {
         "method": "cdp",
         "browser_quality": 60,
     },
@@ -69,7 +69,6 @@ def stages_of(res: dict[str, Any], got_at: float) -> dict[str, float]:
     out = {k: t[a] - t[b] for k, (a, b) in STAGES.items() if a in t and b in t}
     if "host_done_at" in t:
         out["after host"] = got_at - t["host_done_at"]  # diff memory, bus
-    out["concurrent %"] = 100.0 * t.get("ext_concurrent", 0)  # captured alongside the probe
     return out
 
 
@@ -133,8 +132,8 @@ async def run(runs: int, warmup: int) -> list[dict[str, Any]]:
                 "core_ms": res["timings"].get("core_ms", 0.0),
                 "psnr": psnr(res["jpeg"], reference["jpeg"]) if reference else float("nan"),
                 "stages": {
-                    k: (statistics.fmean if k == "concurrent %" else statistics.median)(v)
-                    for k in (*STAGES, "after host", "concurrent %")
+                    k: statistics.median(v)
+                    for k in (*STAGES, "after host")
                     if (v := [st[k] for st in stages[name] if k in st])
                 },
             }
@@ -156,7 +155,7 @@ def table(rows: list[dict[str, Any]], runs: int) -> str:
             f"| {r['variant']} | {r['p50']:.1f} | {r['p95']:.1f} | {r['size']} | {r['bytes']:,} "
             f"| {r['browser_ms']:.1f} | {r['core_ms']:.1f} | {r['psnr']:.1f} |"
         )
-    names = [*STAGES, "after host", "concurrent %"]
+    names = [*STAGES, "after host"]
     lines += [
         "",
         "Per stage, p50 ms (pre: extension before asking Chrome; chrome: Chrome's own capture; "
