@@ -32,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageStat
 from shotbridge.diff import DiffOptions, Geometry, compare
 
 HERE = Path(__file__).resolve().parent
@@ -67,6 +67,18 @@ def png(img: Image.Image) -> bytes:
     return buf.getvalue()
 
 
+def busiest(img: Image.Image, bw: int, bh: int) -> tuple[int, int]:
+    """Top-left of the bw×bh box (on a coarse grid) whose pixels vary most: an edit there shows."""
+    grey = img.convert("L")
+    best, spot = -1.0, (0, 0)
+    for y in range(0, grey.height - bh, max(1, bh // 2)):
+        for x in range(0, grey.width - bw, max(1, bw // 2)):
+            var = ImageStat.Stat(grey.crop((x, y, x + bw, y + bh))).var[0]
+            if var > best:
+                best, spot = var, (x, y)
+    return spot
+
+
 def edits(src: Image.Image, scale: int) -> dict[str, tuple[Image.Image, Image.Image, int]]:
     """name → (before, after, after's scroll in image px)."""
     w, h = src.size
@@ -80,10 +92,13 @@ def edits(src: Image.Image, scale: int) -> dict[str, tuple[Image.Image, Image.Im
     out["moved element"] = (base, moved, 0)
 
     colour = base.copy()
-    box = (300 * s, 60 * s, 520 * s, 110 * s)
+    x, y = busiest(base, 220 * s, 50 * s)
+    box = (x, y, x + 220 * s, y + 50 * s)
     region = colour.crop(box).convert("RGB")
     r, g, b = region.split()
-    colour.paste(Image.merge("RGB", (b, r, g)), box[:2])  # hues rotated
+    # A tint (red kept, green and blue dimmed): background and text both change colour.
+    tinted = Image.merge("RGB", (r, g.point(lambda v: v * 3 // 4), b.point(lambda v: v * 3 // 4)))
+    colour.paste(tinted, box[:2])
     out["colour change"] = (base, colour, 0)
 
     text = base.copy()
@@ -92,9 +107,8 @@ def edits(src: Image.Image, scale: int) -> dict[str, tuple[Image.Image, Image.Im
     out["text change"] = (base, text, 0)
 
     icon = base.copy()
-    ImageDraw.Draw(icon).rectangle(
-        (w - 60 * s, 14 * s, w - 36 * s, 38 * s), fill=base.getpixel((w - 70 * s, 8 * s))
-    )
+    x, y = busiest(base, 24 * s, 24 * s)  # the busiest icon-sized square: it surely holds ink
+    ImageDraw.Draw(icon).rectangle((x, y, x + 24 * s - 1, y + 24 * s - 1), fill=(255, 255, 255))
     out["removed icon"] = (base, icon, 0)
 
     after = src.crop((0, SCROLL_CSS * s, w, h))
