@@ -196,6 +196,15 @@ async function thawAll(tabId) {
 /** What chrome.scripting says when the document went away under it. */
 const NAVIGATING = /Frame with ID \d+ was removed|No frame with id|frame was removed|document was unloaded|Execution context was destroyed/i;
 
+/** A secret field is animated: the visible-tab path cannot be sure to mask it (it reads the last frame shown). */
+class AnimatedSecrets extends ShotError {
+  constructor() {
+    super(Code.CAPTURE_FAILED,
+      'A secret field on this page is animated, and a visible-area capture cannot be sure to mask it ' +
+      '(it reads the last frame shown); no image was taken. Use method "cdp" (or "auto").');
+  }
+}
+
 /** The page moved on (another document) mid-capture: try again, up to MAX_ATTEMPTS. */
 class Moved extends ShotError {
   /** @param {string} why */
@@ -271,11 +280,14 @@ export async function capture(ctx) {
   const timings = { start_at: epochMs() };
   if (a.scroll !== null) await timed(timings, 'scroll', scrollBefore(ctx, tabId, a.scroll));
   if (a.method === 'visible') return captureVisible(ctx, tab, a, timings, 'not available with method "visible"');
+  /** @type {unknown} */
+  let handedOver = null;
   if (preferVisible(a, tab)) {
     try {
       return await captureVisible(ctx, tab, a, timings, '');
     } catch (e) {
-      // Quota hit or the window cannot be read: CDP can still take it.
+      // Quota hit, the window cannot be read, or secrets in motion: CDP can still take it.
+      handedOver = e;
       console.info('[shotbridge] captureVisibleTab failed, using CDP:', /** @type {Error} */ (e).message);
     }
   }
@@ -286,6 +298,9 @@ export async function capture(ctx) {
     console.info('[shotbridge] CDP capture unavailable, falling back to captureVisibleTab:', /** @type {Error} */ (e).message);
     const fresh = await resolveTab(tabId);
     return captureVisible(ctx, fresh, a, timings, /** @type {Error} */ (e).message);
+  } finally {
+    // Animated secrets the visible path kept paused for CDP: resumed once CDP is done with them.
+    if (handedOver instanceof AnimatedSecrets) await thawAll(tabId);
   }
 }
 
@@ -612,11 +627,7 @@ async function captureVisible(ctx, tab, a, timings, why) {
       // Secrets in motion: CDP pauses the animations and renders a fresh frame; here the last
       // shown frame may predate the pause (measured: 2 of 20 leaked), so "auto" hands over to
       // CDP and "visible" refuses.
-      if (pre.frozen > 0) {
-        throw new ShotError(Code.CAPTURE_FAILED,
-          'A secret field on this page is animated, and a visible-area capture cannot be sure to mask it ' +
-          '(it reads the last frame shown); no image was taken. Use method "cdp" (or "auto").');
-      }
+      if (pre.frozen > 0) throw new AnimatedSecrets();
       if (pre.hasSecrets) await callPage(tabId, 'nextPaint', { max_ms: 300 }).catch(() => {});
       timings.shoot_at = epochMs();
       dataUrl = await timed(timings, 'capture', captureVisibleTab(tab.windowId, {
@@ -627,7 +638,10 @@ async function captureVisible(ctx, tab, a, timings, why) {
     } catch (e) {
       failed = e;
     }
-    const post = await timed(timings, 'masks', probe(tabId, null, a.mask_selectors, { thaw: true })).catch((e) => e);
+    // "auto" hands animated secrets over to CDP still paused: resuming them first and pausing
+    // them again there let a moving field slip past its mask (2 of 10 auto captures).
+    const keepFrozen = failed instanceof AnimatedSecrets && a.method === 'auto';
+    const post = await timed(timings, 'masks', probe(tabId, null, a.mask_selectors, { thaw: !keepFrozen })).catch((e) => e);
     const moved = [failed, post].find((e) => e instanceof Moved);
     if (moved && attempt < MAX_ATTEMPTS) continue;
     if (moved) throw refuse(/** @type {Moved} */ (moved).why);
