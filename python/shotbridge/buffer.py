@@ -15,13 +15,13 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import stat
 import time
 from collections import OrderedDict, deque
 from pathlib import Path
 
 from pydantic import Field
 
+from shotbridge import paths
 from shotbridge.protocol import Model
 from shotbridge.timeline import Trigger
 
@@ -148,14 +148,4 @@ def private_dir(path: Path) -> None:
     Screenshots are masked, but they still show the user's pages: the folder is theirs alone.
     Raises OSError for a folder another user owns (they could read or swap our files).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with contextlib.suppress(FileExistsError):
-        path.mkdir(mode=0o700)
-    st = os.stat(path)
-    if not stat.S_ISDIR(st.st_mode):
-        raise NotADirectoryError(f"{path} is not a directory")
-    if st.st_uid != os.getuid():
-        raise PermissionError(f"{path} belongs to uid {st.st_uid}, not to you: not writing there")
-    if stat.S_IMODE(st.st_mode) & 0o077:
-        log.info("tightening %s to mode 0700 (it was %o)", path, stat.S_IMODE(st.st_mode))
-        os.chmod(path, 0o700)
+    paths.make_private_dir(path, follow_symlinks=True)

@@ -125,25 +125,34 @@ def state_dir(create: bool = True) -> Path:
     return path
 
 
-def ensure_private_dir(path: Path) -> Path:
-    """Create ``path`` with mode 0700, or check an existing one is ours; fix its mode if so.
+def make_private_dir(path: Path, *, follow_symlinks: bool = False) -> None:
+    """Create ``path`` with mode 0700, or check an existing one is ours and tighten it to 0700.
 
-    Refuses (BusError) a symlink, a non-directory, or a directory someone else owns: another
-    user could otherwise read our sockets or plant fake ones.
+    Raises NotADirectoryError (a file, or a symlink unless ``follow_symlinks``) or PermissionError
+    (a folder another user owns: they could read our files or plant their own).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     with contextlib.suppress(FileExistsError):
         path.mkdir(mode=0o700)
-    st = os.lstat(path)
+    st = os.stat(path, follow_symlinks=follow_symlinks)
     if not stat.S_ISDIR(st.st_mode):
-        raise BusError(f"runtime dir {path} is not a directory (symlink or file); remove it")
+        raise NotADirectoryError(f"{path} is not a directory (symlink or file)")
     if st.st_uid != os.getuid():
-        raise BusError(
-            f"runtime dir {path} belongs to uid {st.st_uid}, not to you (uid {os.getuid()}); "
-            "refusing to use it: remove it or set SHOTBRIDGE_RUNTIME_DIR"
-        )
+        raise PermissionError(f"{path} belongs to uid {st.st_uid}, not to you (uid {os.getuid()})")
     if stat.S_IMODE(st.st_mode) != 0o700:
         os.chmod(path, 0o700)
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """The runtime dir, made private (see :func:`make_private_dir`); BusError if it cannot be."""
+    try:
+        make_private_dir(path)
+    except NotADirectoryError as exc:
+        raise BusError(f"runtime dir {exc}; remove it") from exc
+    except PermissionError as exc:
+        raise BusError(
+            f"runtime dir {exc}; refusing to use it: remove it or set SHOTBRIDGE_RUNTIME_DIR"
+        ) from exc
     return path
 
 
