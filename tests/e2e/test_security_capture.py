@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import io
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,6 +18,8 @@ from PIL import Image
 from shotbridge.browser import HeadlessBrowser
 from shotbridge.client import BusClient
 from shotbridge.errors import CommandError
+
+from .conftest import start_browser
 
 pytestmark = pytest.mark.browser
 
@@ -89,6 +92,52 @@ def test_a_password_field_in_css_motion_is_always_masked(
     assert leaks == [] and outcomes == {"refused: capture_failed": 5}, outcomes
     outcomes, leaks = asyncio.run(_captures(browser, url, 10, {}))
     assert leaks == [] and outcomes["image via cdp"] >= 9, outcomes
+
+
+@pytest.fixture(scope="module")
+def browser_1280() -> Iterator[HeadlessBrowser]:
+    """A viewport no wider than the output image: the capture needs no rescale, so Chrome copies
+    the compositor's frame as it stands (no forced re-render)."""
+    b = start_browser(window_size=(1280, 800))
+    yield b
+    b.close()
+
+
+def test_a_secret_in_motion_is_masked_along_its_whole_path(
+    browser_1280: HeadlessBrowser, pages_url: str
+) -> None:
+    # Chrome paints CSS motion on the compositor's clock: without a rescale, a capture shows a
+    # moving field a frame away from where the paused page reports it (±39 px at 2 333 px/s),
+    # so masks that followed the reported position leaked in most captures. Masks that cover
+    # the path never miss, even for a 14 px field moving ~80 px a frame, or one inside a
+    # moving panel.
+    for page in ("animated.html", "animated-thin.html"):
+        url = f"{pages_url}/security/{page}"
+        outcomes, leaks = asyncio.run(_captures(browser_1280, url, 30, {"method": "cdp"}))
+        assert leaks == [], f"{page}: {len(leaks)} of 30 images leaked: {leaks} ({outcomes})"
+        assert outcomes["image via cdp"] >= 27, outcomes
+
+
+def test_the_mask_of_a_secret_in_motion_covers_its_path(
+    browser: HeadlessBrowser, pages_url: str
+) -> None:
+    # The field slides from x=20 to x=1420 (+300 wide) at y 200..280 CSS px: its mask is black
+    # along the whole path, not just where the page reported it when paused.
+    async def run() -> dict[str, Any]:
+        async with await BusClient.connect(runtime_dir=browser.runtime_dir) as c:
+            await c.request(
+                "interact",
+                {"action": "navigate", "url": f"{pages_url}/security/animated.html"},
+                timeout=30,
+            )
+            return await c.request("screenshot", {"method": "cdp"}, timeout=30)
+
+    shot = asyncio.run(run())
+    k = shot["css_to_output_scale"]
+    img = Image.open(io.BytesIO(shot["jpeg"])).convert("L")
+    row = [img.getpixel((round(x * k), round(240 * k))) for x in range(24, 1716, 4)]
+    unmasked = [x for x, v in zip(range(24, 1716, 4), row, strict=True) if v > 20]
+    assert unmasked == [], f"path not masked at CSS x={unmasked[:10]}… ({len(unmasked)} points)"
 
 
 def test_every_rule_of_the_shared_list_is_masked(browser: HeadlessBrowser, pages_url: str) -> None:

@@ -28,21 +28,29 @@
   }
 
   /**
+   * @typedef {{masks: object[], opaqueFrames: object[], elements: Element[], perElement: object[][], docs: Document[]}} Found
+   */
+
+  /**
    * Collect secret rects of `doc` (and same-origin frames inside it), offset by (ox, oy).
    * @param {Document} doc
    * @param {number} ox
    * @param {number} oy
-   * @param {{masks: object[], opaqueFrames: object[]}} out
+   * @param {Found} out
    * @param {number} depth
    * @param {string} selector the user's own mask selectors, joined ('' for none)
    */
   function collect(doc, ox, oy, out, depth, selector) {
+    out.docs.push(doc);
     for (const root of L.allRoots(doc, true)) {
       for (const el of secretsIn(root, selector)) {
         out.elements.push(el);
+        const rects = [];
         for (const r of el.getClientRects()) {
-          if (r.width > 0 && r.height > 0) out.masks.push(L.rect({ x: r.x + ox, y: r.y + oy, width: r.width, height: r.height }));
+          if (r.width > 0 && r.height > 0) rects.push(L.rect({ x: r.x + ox, y: r.y + oy, width: r.width, height: r.height }));
         }
+        out.masks.push(...rects);
+        out.perElement.push(rects);
       }
       for (const frame of root.querySelectorAll('iframe, frame, object, embed')) {
         const fr = frame.getBoundingClientRect();
@@ -98,14 +106,69 @@
   /** Animations we paused for a capture, to resume afterwards. @type {Animation[]} */
   let frozen = [];
 
-  /** Pause every running animation of this document (secrets in motion stay where masked). */
-  function freeze() {
-    for (const anim of document.getAnimations()) {
-      if (anim.playState === 'running') {
-        anim.pause();
-        frozen.push(anim);
+  /**
+   * Pause every running animation of these documents (secrets in motion stay where masked).
+   * @param {Document[]} docs
+   */
+  function freeze(docs) {
+    for (const doc of docs) {
+      for (const anim of doc.getAnimations()) {
+        if (anim.playState === 'running') {
+          anim.pause();
+          frozen.push(anim);
+        }
       }
     }
+  }
+
+  // Where a moving secret is painted is not where the page says it is: the compositor runs CSS
+  // motion on its own clock and Chrome's capture can show it a frame (or more) away from the
+  // paused position (measured: ±39 px on a 2 333 px/s slide in 30 of 40 captures). So the mask of
+  // a secret in motion covers its whole path: its rects at SWEEP_STEPS + 1 points of one
+  // iteration of every paused animation, joined into one box per element. Seeking is
+  // synchronous (no frame is painted in between) and every animation is put back where it was.
+  const SWEEP_STEPS = 24;
+
+  /**
+   * @param {() => {masks: object[], perElement: object[][]}} measure
+   * @returns {object[]} one box per secret element (or every sampled rect if elements came and went)
+   */
+  function sweep(measure) {
+    const saved = frozen.map((a) => a.currentTime);
+    /** @type {object[][][]} samples[i][element] = that element's rects at step i */
+    const samples = [];
+    try {
+      for (let i = 0; i <= SWEEP_STEPS; i++) {
+        for (const a of frozen) {
+          const t = a.effect ? a.effect.getComputedTiming() : null;
+          const d = t && Number.isFinite(Number(t.duration)) ? Number(t.duration) : 0;
+          a.currentTime = (t ? Number(t.delay) || 0 : 0) + (d * i) / SWEEP_STEPS;
+        }
+        samples.push(measure().perElement);
+      }
+    } finally {
+      frozen.forEach((a, k) => {
+        a.currentTime = saved[k];
+      });
+    }
+    const n = samples[0].length;
+    if (!samples.every((s) => s.length === n)) return samples.flat(2);
+    /** @type {object[]} */
+    const boxes = [];
+    for (let e = 0; e < n; e++) {
+      const rects = samples.flatMap((s) => s[e]);
+      if (rects.length) boxes.push(hull(rects));
+    }
+    return boxes;
+  }
+
+  /** @param {any[]} rects */
+  function hull(rects) {
+    const x0 = Math.min(...rects.map((r) => r.x));
+    const y0 = Math.min(...rects.map((r) => r.y));
+    const x1 = Math.max(...rects.map((r) => r.x + r.width));
+    const y1 = Math.max(...rects.map((r) => r.y + r.height));
+    return L.rect({ x: x0, y: y0, width: x1 - x0, height: y1 - y0 });
   }
 
   function thaw() {
@@ -135,12 +198,17 @@
   L.probe = (args) => {
     const secret = secretSelector(args && args.mask_selectors);
     if ('error' in secret) return { isTop: window === window.top, error: secret.error };
-    let out = { masks: [], opaqueFrames: [], elements: [] };
-    collect(document, 0, 0, out, 0, secret.selector);
+    const measure = () => {
+      /** @type {Found} */
+      const found = { masks: [], opaqueFrames: [], elements: [], perElement: [], docs: [] };
+      collect(document, 0, 0, found, 0, secret.selector);
+      return found;
+    };
+    let out = measure();
     if (args && args.freeze && out.elements.length) {
-      freeze();
-      out = { masks: [], opaqueFrames: [], elements: [] };
-      collect(document, 0, 0, out, 0, secret.selector);
+      freeze(out.docs);
+      out = measure();
+      if (frozen.length) out.masks = out.masks.concat(sweep(measure));
     }
     if (args && args.thaw) thaw();
     const isTop = window === window.top;
