@@ -39,7 +39,7 @@ fi
 [ ${#apt_missing[@]} -eq 0 ] || log "missing, installing with apt-get next: ${apt_missing[*]}"
 
 # Debian/Ubuntu: the build tools found missing above, plus the browser and display for tests.
-apt_packages=(chromium cmake nasm pkg-config build-essential python3-venv ca-certificates xvfb xauth)
+apt_packages=(chromium cmake nasm pkg-config build-essential python3-venv ca-certificates xvfb xauth xdotool)
 if $apt; then
   missing=()
   for p in "${apt_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
