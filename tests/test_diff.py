@@ -3,17 +3,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image, ImageDraw
 from shotbridge.compare import (
     CompareArgs,
     Remembered,
+    attach,
     diff,
     split_args,
 )
@@ -155,6 +158,78 @@ def test_identical_view_is_unchanged_and_a_scroll_is_not() -> None:
     scrolled = diff(before, after, CompareArgs(compare_to=3))
     assert scrolled.regions == [] and not scrolled.unchanged
     assert "0 regions changed" in scrolled.summary and "scrolled by (+0, +160)" in scrolled.summary
+
+
+def test_the_same_bytes_in_the_same_view_are_unchanged_without_decoding() -> None:
+    # Not an image at all: were it decoded, the core would raise ImageError.
+    a = Remembered(
+        shot_id=1,
+        jpeg=b"same bytes",
+        geometry=Geometry(),
+        origin=(0, 0),
+        scroll=(0, 0),
+        size=(40, 30),
+    )
+    b = a.model_copy(update={"shot_id": 2})
+    same = diff(a, b, CompareArgs(compare_to=1))
+    assert same.unchanged and same.compared_pixels == 40 * 30
+
+
+class SlowLink:
+    """A host link whose ``discover`` answers only when released: the page being read."""
+
+    def __init__(self) -> None:
+        self.release = asyncio.Event()
+        self.asked = 0
+
+    async def request(self, cmd: str, args: dict[str, Any], timeout: float) -> dict[str, Any]:
+        self.asked += 1
+        await self.release.wait()
+        save = el("#save", 20, 20, 101, 37, "Save", tag="button", role="button", name="Save")
+        return {
+            "url": "http://app.test/", "title": "app", "ready_state": "complete",
+            "device_pixel_ratio": 1.0, "viewport": {"width": 400, "height": 600},
+            "scroll": {"x": 0, "y": 0}, "elements": [save.model_dump()], "total_found": 1,
+        }  # fmt: skip
+
+
+class Shots:
+    def __init__(self) -> None:
+        self.hidden: list[int] = []
+
+    def hide(self, ids: list[int]) -> None:
+        self.hidden.extend(ids)
+
+
+def result_of(i: int, img: Image.Image) -> dict[str, Any]:
+    return {
+        "screenshot_id": i,
+        "jpeg": png(img),
+        "width": img.width,
+        "height": img.height,
+        "css_to_output_scale": 1.0,
+        "tab_id": 7,
+    }
+
+
+def test_the_reply_does_not_wait_for_the_page_elements_unless_a_change_needs_naming() -> None:
+    async def run() -> None:
+        link, shots = SlowLink(), Shots()
+        remember = CompareArgs(remember=True, unchanged_check=True)
+        first = result_of(1, page())
+        await asyncio.wait_for(attach(link, shots, first, remember, {}, None), 1)
+        again = result_of(2, page())  # same pixels: "unchanged" without the elements
+        await asyncio.wait_for(attach(link, shots, again, remember, {}, 1), 1)
+        assert again["diff"]["unchanged"] and shots.hidden == [2] and link.asked == 2
+        changed = result_of(3, page(save="#c62828"))
+        task = asyncio.ensure_future(attach(link, shots, changed, CompareArgs(compare_to=1), {}, 2))
+        await asyncio.sleep(0.2)
+        assert not task.done()  # a change is named with the page's elements: it waits for them
+        link.release.set()
+        await asyncio.wait_for(task, 5)
+        assert "button 'Save' (#save)" in changed["diff"]["summary"], changed["diff"]["summary"]
+
+    asyncio.run(run())
 
 
 def test_split_args_takes_the_diff_keys_out() -> None:

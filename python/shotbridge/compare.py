@@ -77,18 +77,37 @@ class Remembered(BaseModel):
 
 
 class DiffMemory:
-    """The last :data:`KEEP` screenshots of one session, as a diff needs them."""
+    """The last :data:`KEEP` screenshots of one session, as a diff needs them.
+
+    A screenshot's elements are read from the page after its reply has gone out (a ``discover``
+    round trip costs ~30 ms): they stay pending here until a later diff needs them.
+    """
 
     def __init__(self) -> None:
         self._shots: OrderedDict[int, Remembered] = OrderedDict()
+        self._pending: dict[int, asyncio.Task[list[ElementInfo]]] = {}
 
-    def add(self, shot: Remembered) -> None:
+    def add(
+        self, shot: Remembered, elements: asyncio.Task[list[ElementInfo]] | None = None
+    ) -> None:
         self._shots[shot.shot_id] = shot
+        if elements is not None:
+            self._pending[shot.shot_id] = elements
         while len(self._shots) > KEEP:
-            self._shots.popitem(last=False)
+            gone, _ = self._shots.popitem(last=False)
+            self._pending.pop(gone, None)
 
     def get(self, shot_id: int) -> Remembered | None:
+        """The screenshot as remembered so far (elements may still be pending)."""
         return self._shots.get(shot_id)
+
+    async def ready(self, shot_id: int) -> Remembered | None:
+        """The screenshot with its elements (waits for them if they are still being read)."""
+        shot = self._shots.get(shot_id)
+        task = self._pending.pop(shot_id, None)
+        if shot is not None and task is not None:
+            shot.elements = await task
+        return shot
 
 
 _MEMORIES: weakref.WeakKeyDictionary[Any, DiffMemory] = weakref.WeakKeyDictionary()
@@ -282,8 +301,7 @@ def remembered(result: dict[str, Any], elements: list[ElementInfo], annotated: b
     )
 
 
-def diff(before: Remembered, after: Remembered, args: CompareArgs) -> DiffReport:
-    """Compare two remembered screenshots (pure; runs the core)."""
+def _options(before: Remembered, after: Remembered, args: CompareArgs) -> DiffOptions:
     opts = DiffOptions(threshold=args.threshold)
     if (before.geometry.scroll_x, before.geometry.scroll_y) != (
         after.geometry.scroll_x,
@@ -297,19 +315,40 @@ def diff(before: Remembered, after: Remembered, args: CompareArgs) -> DiffReport
             threshold=max(args.threshold, SHIFTED_JPEG_THRESHOLD),
             min_region_pixels=SHIFTED_JPEG_MIN_REGION,
         )
-    result: DiffResult = compare(
+    return opts
+
+
+def pixels(before: Remembered, after: Remembered, args: CompareArgs) -> DiffResult:
+    """The pixel comparison alone (pure; runs the core)."""
+    if before.jpeg == after.jpeg and before.same_view(after):
+        # The same bytes in the same view: nothing to decode (the common "unchanged" case).
+        w, h = after.size
+        return DiffResult(
+            changed_pixels=0,
+            compared_pixels=w * h,
+            changed_fraction=0.0,
+            regions=[],
+            offset_px=(0, 0),
+            width=w,
+            height=h,
+        )
+    return compare(
         before.jpeg,
         after.jpeg,
         before_geometry=before.geometry,
         after_geometry=after.geometry,
-        options=opts,
+        options=_options(before, after, args),
         image=args.diff_image,
     )
+
+
+def report(before: Remembered, after: Remembered, result: DiffResult) -> DiffReport:
+    """The model's report of a pixel comparison: regions with the elements behind them."""
     regions = [
         ChangedRegion(**r.model_dump(), elements=elements_behind(r, before, after))
         for r in result.regions
     ]
-    report = DiffReport(
+    out = DiffReport(
         compared_to=before.shot_id,
         changed_pixels=result.changed_pixels,
         compared_pixels=result.compared_pixels,
@@ -324,8 +363,13 @@ def diff(before: Remembered, after: Remembered, args: CompareArgs) -> DiffReport
         image_width=result.image_width if regions else None,
         image_height=result.image_height if regions else None,
     )
-    report.summary = summarise(report)
-    return report
+    out.summary = summarise(out)
+    return out
+
+
+def diff(before: Remembered, after: Remembered, args: CompareArgs) -> DiffReport:
+    """Compare two remembered screenshots (pure; runs the core)."""
+    return report(before, after, pixels(before, after, args))
 
 
 async def _elements(link: Any, tab_id: int | None, timeout: float) -> list[ElementInfo]:
@@ -352,16 +396,18 @@ async def attach(
 ) -> None:
     """Remember the new screenshot and, when asked, add ``result["diff"]`` (a DiffReport dict).
 
-    ``previous_id``: the latest image the session was shown before this capture.
+    ``previous_id``: the latest image the session was shown before this capture. The page's
+    elements are read alongside, off the reply's path: only a diff that found changed regions
+    waits for them (to name what changed).
     """
     if result.get("screenshot_id") is None or result.get("tiles"):
         if args.compare_to is not None:
             result.setdefault("notes", []).append("No diff: a full-page capture is not compared.")
         return
-    elements = await _elements(link, result.get("tab_id"), 5.0)
-    now = remembered(result, elements, bool(take_args.get("annotate")))
+    elements = asyncio.create_task(_elements(link, result.get("tab_id"), 5.0))
+    now = remembered(result, [], bool(take_args.get("annotate")))
     memory = memory_of(shots)
-    memory.add(now)
+    memory.add(now, elements)
     if args.compare_to is None and not (args.unchanged_check or args.diff_image):
         return
     target = previous_id if args.compare_to in (None, "previous") else args.compare_to
@@ -375,10 +421,13 @@ async def attach(
             f"No diff: screenshot #{target} is not kept for comparing (the last {KEEP} are)."
         )
         return
-    report = await asyncio.to_thread(diff, before, now, args)
-    if report.unchanged and args.unchanged_check and target == previous_id:
+    found = await asyncio.to_thread(pixels, before, now, args)
+    if found.regions:  # the names of what changed, in both images
+        await asyncio.gather(memory.ready(before.shot_id), memory.ready(now.shot_id))
+    told = report(before, now, found)
+    if told.unchanged and args.unchanged_check and target == previous_id:
         shots.hide([now.shot_id])  # the model keeps the earlier, identical image as its latest
-    out = report.model_dump()
-    if report.image is not None:
-        out["image"] = report.image
+    out = told.model_dump()
+    if told.image is not None:
+        out["image"] = told.image
     result["diff"] = out
