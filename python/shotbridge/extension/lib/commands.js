@@ -11,6 +11,7 @@ import { elementAt, input, resolve } from './input.js';
 import { cdp } from './cdp.js';
 import * as pageErrors from './page-errors.js';
 import { recordConfig } from './recorder.js';
+import * as dialogs from './dialogs.js';
 
 export const EXTENSION_VERSION = chrome.runtime.getManifest().version;
 
@@ -46,6 +47,7 @@ const HANDLERS = {
   resolve,
   cdp,
   record_config: recordConfig,
+  dialog: dialogs.handleDialog,
 
   async errors(ctx) {
     await pageErrors.ready;
@@ -53,6 +55,37 @@ const HANDLERS = {
     return { errors: pageErrors.take(/** @type {number} */ (tab.id), !!ctx.args.clear) };
   },
 };
+
+// Commands that wait on the page's main thread (chrome.scripting), which a JavaScript dialog or an
+// endless script blocks. navigate deals with those itself (it must get out of such pages).
+const PAGE_COMMANDS = new Set(['capture', 'discover', 'page_info', 'input', 'element_at', 'resolve']);
+
+/**
+ * Rejects (dialog_open, page_busy) as soon as the page a command waits on is known to be blocked:
+ * at once when Chrome reported a dialog in that tab, else once the command has stalled for
+ * dialogs.STALL_MS and the tab is diagnosed. Never resolves; stops when the command finishes.
+ * @param {CommandContext} ctx
+ * @returns {Promise<never>}
+ */
+async function pageWatch(ctx) {
+  const never = /** @type {Promise<never>} */ (new Promise(() => {}));
+  if (!PAGE_COMMANDS.has(ctx.cmd)) return never;
+  const tab = await resolveTab(ctx.args.tab_id).catch(() => null);
+  const tabId = tab?.id;
+  if (tabId === undefined) return never;
+  // A dialog reported while our debugger listened is trusted at once. (A click that opens one
+  // reports it in its own result, input.js, long before the first diagnosis.)
+  const known = dialogs.current(tabId);
+  if (known) throw dialogs.dialogError(known);
+  for (;;) {
+    await new Promise((r) => setTimeout(r, dialogs.STALL_MS));
+    if (ctx.done) return never;
+    const why = await dialogs.diagnose(tabId, ctx.cancelled);
+    if (ctx.done) return never;
+    if (why && 'dialog' in why) throw dialogs.dialogError(why.dialog);
+    if (why && 'busy' in why) throw dialogs.busyError(tabId);
+  }
+}
 
 /**
  * @param {any} msg a decoded message from the host
@@ -76,7 +109,7 @@ export async function handleRequest(msg) {
     }
     if (typeof args !== 'object' || Array.isArray(args)) throw new ShotError(Code.BAD_REQUEST, 'args must be an object');
     ctx = new CommandContext(cmd, args);
-    const result = await Promise.race([HANDLERS[cmd](ctx), ctx.cancelled]);
+    const result = await Promise.race([HANDLERS[cmd](ctx), ctx.cancelled, pageWatch(ctx)]);
     console.debug(`[shotbridge] ${cmd} ok in ${Math.round(performance.now() - t0)} ms`);
     return { id, ok: true, result };
   } catch (e) {

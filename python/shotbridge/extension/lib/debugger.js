@@ -4,6 +4,7 @@
 
 import { Code, ShotError, messageOf } from './errors.js';
 import * as status from './status.js';
+import * as dialogs from './dialogs.js';
 
 // The user pressed Cancel on Chrome's bar: a refusal. No CDP (clicks, typing, element and
 // full-page captures) until they lift it in the toolbar popup; plain captures still work
@@ -23,6 +24,7 @@ const sessions = new Map();
 
 /** Called once from the service worker top level. */
 export function installListeners() {
+  dialogs.installListeners();
   chrome.debugger.onDetach.addListener((source, reason) => {
     if (source.tabId === undefined) return;
     if (reason === 'canceled_by_user') status.update({ debugging_cancelled: true });
@@ -54,6 +56,19 @@ async function attach(tabId) {
     const msg = messageOf(e);
     throw new ShotError(Code.DEBUGGER_UNAVAILABLE, `chrome.debugger could not attach: ${msg}`);
   }
+  // Page events carry JavaScript dialogs (dialogs.js). Not awaited to the end: a page blocked by
+  // a dialog or an endless script may hold the renderer's half of the answer back.
+  const enabled = chrome.debugger.sendCommand({ tabId }, 'Page.enable').catch(() => {});
+  await Promise.race([enabled, new Promise((r) => setTimeout(r, 300))]);
+}
+
+/**
+ * Is a debugger session of ours attached to `tabId` now (so dialog events are being heard)?
+ * @param {number} tabId
+ */
+export function isAttached(tabId) {
+  const s = sessions.get(tabId);
+  return !!s && !s.gone;
 }
 
 /**

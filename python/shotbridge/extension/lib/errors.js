@@ -14,6 +14,9 @@ export const Code = Object.freeze({
   NAVIGATION_FAILED: 'navigation_failed',
   TIMEOUT: 'timeout',
   STALE_SCREENSHOT: 'stale_screenshot',
+  DIALOG_OPEN: 'dialog_open',
+  NO_DIALOG: 'no_dialog',
+  PAGE_BUSY: 'page_busy',
   INTERNAL: 'internal',
 });
 

@@ -2,6 +2,8 @@
 
 import { Code, ShotError, messageOf } from './errors.js';
 import { resolveTab, tabInfo, track, trackedTabId } from './tabs.js';
+import { withDebugger } from './debugger.js';
+import * as dialogs from './dialogs.js';
 
 /** @param {number} ms */
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -91,14 +93,20 @@ export async function navigate(ctx) {
   if (args.new_tab) {
     if (action !== 'goto') throw new ShotError(Code.BAD_REQUEST, 'new_tab only works with a url');
     // The new tab opens in the window of the tracked tab (or the last focused one).
+    // It opens blank first so the debugger listens before the page's own scripts run (a page
+    // that alerts while loading is then reported, not a 30 s timeout).
     const current = await resolveTab(args.tab_id).catch(() => null);
-    const created = await chrome.tabs.create({ url: /** @type {string} */ (url), active: true, ...(current ? { windowId: current.windowId } : {}) });
+    const created = await chrome.tabs.create({ url: 'about:blank', active: true, ...(current ? { windowId: current.windowId } : {}) });
     const id = /** @type {number} */ (created.id);
     ctx.watchTab(id);
     await track(id);
-    return { tab: await load(ctx, id, url, async () => {}, true) };
+    return listening(ctx, id, !!args.keep_beforeunload, (notes) =>
+      load(ctx, id, url, () => chrome.tabs.update(id, { url: /** @type {string} */ (url) }), false, notes));
   }
 
+  if (args.keep_beforeunload !== undefined && typeof args.keep_beforeunload !== 'boolean') {
+    throw new ShotError(Code.BAD_REQUEST, 'keep_beforeunload must be true or false');
+  }
   const tab = await resolveTab(args.tab_id);
   const id = /** @type {number} */ (tab.id);
   ctx.watchTab(id);
@@ -108,7 +116,59 @@ export async function navigate(ctx) {
     forward: () => historyStep(id, 1, () => chrome.tabs.goForward(id)),
     reload: () => chrome.tabs.reload(id),
   }[/** @type {'goto' | 'back' | 'forward' | 'reload'} */ (action)];
-  return { tab: await load(ctx, id, action === 'goto' ? url : null, run) };
+  return listening(ctx, id, !!args.keep_beforeunload, async (notes) => {
+    await unblock(ctx, id, notes);
+    return load(ctx, id, action === 'goto' ? url : null, run, false, notes);
+  });
+}
+
+/**
+ * Run a navigation with the debugger attached: Chrome then reports the dialogs the new page
+ * opens while it loads, and beforeunload prompts are accepted (the model asked to leave) unless
+ * `keep` (keep_beforeunload) says the model answers them itself. Without a debugger (the user
+ * refused it) the navigation runs as before.
+ * @param {import('./context.js').CommandContext} ctx
+ * @param {number} tabId
+ * @param {boolean} keep
+ * @param {(notes: string[]) => Promise<{tab: any, dialog?: any}>} fn
+ */
+async function listening(ctx, tabId, keep, fn) {
+  /** @type {string[]} */
+  const notes = [];
+  const run = () => dialogs.leavingPage(tabId, keep, () => fn(notes));
+  let out;
+  try {
+    out = await withDebugger(tabId, { idleMs: 2000, cancelled: ctx.cancelled }, run);
+  } catch (e) {
+    if (/** @type {any} */ (e).code !== Code.DEBUGGER_UNAVAILABLE || ctx.done) throw e;
+    notes.push('The debugger is not available, so dialogs the page opens while loading cannot be seen.');
+    out = await run();
+  }
+  return { ...out, ...(notes.length ? { notes } : {}) };
+}
+
+/**
+ * Before leaving a page: a page that does not answer cannot be left in place (Chrome waits for
+ * its renderer to unload it, and a same-site URL reuses that renderer). A dialog Chrome reported
+ * is dismissed; a busy main thread (or a dialog opened while nobody listened) has its renderer
+ * ended with Page.crash, so the navigation gets a new one.
+ * @param {import('./context.js').CommandContext} ctx
+ * @param {number} tabId
+ * @param {string[]} notes
+ */
+async function unblock(ctx, tabId, notes) {
+  const open = dialogs.current(tabId);
+  if (open && open.type !== 'beforeunload') {
+    await dialogs.answer(tabId, { accept: false }, ctx.cancelled).catch(() => null);
+    notes.push(`Dismissed the ${open.type} dialog ${JSON.stringify(open.message)} to leave the page.`);
+  }
+  if (await dialogs.answers(tabId, 800)) return;
+  ctx.step = 'ending the renderer of a page that does not answer';
+  // Page.crash never answers (its renderer is gone); the tab shows the crash page at once.
+  await withDebugger(tabId, { idleMs: 2000, cancelled: ctx.cancelled },
+    (dbg) => Promise.race([dbg.send('Page.crash').catch(() => {}), sleep(500)]));
+  notes.push('The page was not answering (an endless script, or a dialog opened while shotbridge was not attached); ' +
+    'shotbridge ended its renderer (Page.crash) so the navigation could proceed.');
 }
 
 /**
@@ -142,8 +202,9 @@ async function historyStep(tabId, delta, viaTabsApi) {
  * @param {() => Promise<unknown>} start
  * @param {boolean} [assumeLoading]
  */
-async function load(ctx, tabId, targetUrl, start, assumeLoading = false) {
+async function load(ctx, tabId, targetUrl, start, assumeLoading = false, notes = []) {
   const waiter = loadWaiter(tabId, targetUrl, assumeLoading);
+  const dialog = dialogs.whenOpen(tabId);
   try {
     let how;
     try {
@@ -158,14 +219,21 @@ async function load(ctx, tabId, targetUrl, start, assumeLoading = false) {
       const moved = await ctx.guard(Promise.race([waiter.changed.then(() => true), sleep(1500).then(() => false)]));
       if (!moved) throw new ShotError(Code.NAVIGATION_FAILED, 'Cannot find a page in history to go to.');
     }
-    const tab = await ctx.guard(waiter.promise);
-    return tabInfo(tab, await trackedTabId());
+    // A dialog the new page opens while loading stops its load: report it instead of waiting.
+    const done = await ctx.guard(Promise.race([waiter.promise, dialog.promise.then((d) => ({ dialog: d }))]));
+    if ('dialog' in done) {
+      notes.push(dialogs.dialogNote(done.dialog) + ' The page has not finished loading.');
+      const now = await chrome.tabs.get(tabId);
+      return { tab: tabInfo(now, await trackedTabId()), dialog: done.dialog };
+    }
+    return { tab: tabInfo(done, await trackedTabId()) };
   } catch (e) {
     if (/** @type {any} */ (e).code === Code.TIMEOUT) {
       throw new ShotError(Code.TIMEOUT, `The page did not finish loading within ${ctx.timeoutMs} ms.`);
     }
     throw e;
   } finally {
+    dialog.cancel();
     waiter.dispose();
   }
 }
@@ -198,7 +266,7 @@ export async function openTab(ctx) {
   ownTabs.add(id);
   ctx.watchTab(id);
   try {
-    return { tab: await load(ctx, id, url, () => chrome.tabs.update(id, { url })), window_id: win.id };
+    return { ...(await load(ctx, id, url, () => chrome.tabs.update(id, { url }))), window_id: win.id };
   } catch (e) {
     await closeOwn(id);
     throw e;

@@ -1,0 +1,265 @@
+// JavaScript dialogs (alert, confirm, prompt, beforeunload) and pages that stop answering.
+//
+// A dialog blocks the page's main thread: every chrome.scripting call into the tab waits until
+// someone answers it, and so does a page stuck in an endless script. Chrome tells a debugger
+// client about dialogs (Page.javascriptDialogOpening / Closed once Page.enable ran, which
+// debugger.js does on every attach), so this module keeps the open dialog of each tab from those
+// events, and `diagnose` tells a slow page from a dialog from a busy main thread: the dispatcher
+// asks it when a page command has not answered within STALL_MS.
+
+import { Code, ShotError, messageOf } from './errors.js';
+import { isAttached, withDebugger } from './debugger.js';
+import { targetTab } from './tabs.js';
+
+/** A page command that has not answered for this long gets its tab diagnosed. */
+export const STALL_MS = 1000;
+/** How long the page's main thread gets to answer a trivial script before it counts as busy. */
+const ANSWER_MS = 1000;
+
+/**
+ * @typedef {{type: 'alert' | 'confirm' | 'prompt' | 'beforeunload', message: string,
+ *   default_prompt: string, url: string, opened_at: number}} DialogInfo
+ */
+
+/** @type {Map<number, DialogInfo>} the dialog open in each tab, as Chrome reported it */
+const open = new Map();
+/** @type {Map<number, Set<(d: DialogInfo) => void>>} who waits for a dialog to open in a tab */
+const openWaiters = new Map();
+/** @type {Map<number, number>} tabs whose beforeunload prompts are accepted at once (count of navigations asking) */
+const leaving = new Map();
+
+/** Called once from the service worker top level. */
+export function installListeners() {
+  chrome.debugger.onEvent.addListener((source, method, params) => {
+    const tabId = source.tabId;
+    if (tabId === undefined) return;
+    if (method === 'Page.javascriptDialogOpening') opened(tabId, /** @type {any} */ (params));
+    else if (method === 'Page.javascriptDialogClosed') open.delete(tabId);
+  });
+  chrome.tabs.onRemoved.addListener((tabId) => {
+    open.delete(tabId);
+    leaving.delete(tabId);
+  });
+}
+
+/**
+ * @param {number} tabId
+ * @param {{type: string, message?: string, defaultPrompt?: string, url?: string}} params
+ */
+function opened(tabId, params) {
+  const info = /** @type {DialogInfo} */ ({
+    type: params.type,
+    message: params.message ?? '',
+    default_prompt: params.defaultPrompt ?? '',
+    url: params.url ?? '',
+    opened_at: Date.now(),
+  });
+  if (info.type === 'beforeunload' && (leaving.get(tabId) ?? 0) > 0) {
+    // A navigation the model asked for: leave the page, as a user who clicked "Leave" would.
+    chrome.debugger.sendCommand({ tabId }, 'Page.handleJavaScriptDialog', { accept: true })
+      .catch((e) => console.info('[shotbridge] could not accept beforeunload:', messageOf(e)));
+    return;
+  }
+  open.set(tabId, info);
+  for (const fn of [...(openWaiters.get(tabId) ?? [])]) fn(info);
+}
+
+/**
+ * The dialog open in `tabId` as far as Chrome told us, or null.
+ * @param {number} tabId
+ * @returns {DialogInfo | null}
+ */
+export function current(tabId) {
+  return open.get(tabId) ?? null;
+}
+
+/**
+ * Resolves when a dialog opens in `tabId` (at once if one is open); `cancel` stops waiting.
+ * @param {number} tabId
+ * @returns {{promise: Promise<DialogInfo>, cancel: () => void}}
+ */
+export function whenOpen(tabId) {
+  /** @type {(d: DialogInfo) => void} */
+  let fn = () => {};
+  const promise = /** @type {Promise<DialogInfo>} */ (new Promise((resolve) => {
+    fn = resolve;
+  }));
+  const now = open.get(tabId);
+  if (now) fn(now);
+  let set = openWaiters.get(tabId);
+  if (!set) openWaiters.set(tabId, (set = new Set()));
+  set.add(fn);
+  return {
+    promise,
+    cancel: () => {
+      set.delete(fn);
+      if (!set.size && openWaiters.get(tabId) === set) openWaiters.delete(tabId);
+    },
+  };
+}
+
+/**
+ * While `fn` runs, beforeunload prompts in `tabId` are accepted as soon as they open (unless
+ * `keep` says the model wants to answer them itself).
+ * @template T
+ * @param {number} tabId
+ * @param {boolean} keep
+ * @param {() => Promise<T>} fn
+ * @returns {Promise<T>}
+ */
+export async function leavingPage(tabId, keep, fn) {
+  if (keep) return fn();
+  leaving.set(tabId, (leaving.get(tabId) ?? 0) + 1);
+  try {
+    return await fn();
+  } finally {
+    const n = (leaving.get(tabId) ?? 1) - 1;
+    if (n > 0) leaving.set(tabId, n);
+    else leaving.delete(tabId);
+  }
+}
+
+/** @param {DialogInfo} d */
+function quoted(d) {
+  const text = d.message.length > 200 ? `${d.message.slice(0, 200)}…` : d.message;
+  return JSON.stringify(text).replace(/^"|"$/g, "'");
+}
+
+/**
+ * The sentence every result carries while a dialog is open.
+ * @param {DialogInfo} d
+ */
+export function dialogNote(d) {
+  const how = d.type === 'prompt'
+    ? 'use interact action="dialog" with accept=true (and prompt_text) or accept=false'
+    : 'use interact action="dialog" with accept=true or accept=false';
+  return `The page shows a ${d.type} dialog: ${quoted(d)} — it blocks the page until answered; ${how}.`;
+}
+
+/** @param {DialogInfo} d */
+export function dialogError(d) {
+  return new ShotError(Code.DIALOG_OPEN, dialogNote(d));
+}
+
+/** @param {number} tabId */
+export function busyError(tabId) {
+  return new ShotError(Code.PAGE_BUSY,
+    `The page in tab ${tabId} is busy: its main thread has not answered for ${(STALL_MS + ANSWER_MS) / 1000} s ` +
+    '(a long-running or endless script). Navigate elsewhere (interact action="navigate" works on a busy ' +
+    'page: shotbridge ends the stuck renderer first), reload it (navigation="reload"), or open a new tab ' +
+    '(new_tab=true).');
+}
+
+/** @param {number} ms */
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Does the tab's main thread run a trivial script within `ms`?
+ * @param {number} tabId
+ * @param {number} ms
+ * @returns {Promise<boolean>}
+ */
+export async function answers(tabId, ms = ANSWER_MS) {
+  // injectImmediately: a loading document answers too (only a blocked main thread does not).
+  const ping = chrome.scripting.executeScript({ target: { tabId }, func: () => 1, injectImmediately: true })
+    .then(() => true, () => true); // a refusal (error page, restricted) is an answer too
+  return Promise.race([ping, sleep(ms).then(() => false)]);
+}
+
+/**
+ * Why a tab's page does not answer: a dialog, a busy main thread, or nothing (it answers now).
+ * @param {number} tabId
+ * @param {Promise<never>} cancelled
+ * @returns {Promise<{dialog: DialogInfo} | {busy: true} | null>}
+ */
+export async function diagnose(tabId, cancelled) {
+  const known = open.get(tabId);
+  if (known && isAttached(tabId)) return { dialog: known };
+  if (await answers(tabId)) {
+    open.delete(tabId); // closed while nobody was attached to hear it
+    return null;
+  }
+  // Attaching runs Page.enable; a dialog already open is reported then.
+  try {
+    await withDebugger(tabId, { idleMs: 2000, cancelled }, async () => {
+      const w = whenOpen(tabId);
+      await Promise.race([w.promise, sleep(300)]);
+      w.cancel();
+    });
+  } catch (e) {
+    console.info('[shotbridge] diagnose could not attach:', messageOf(e));
+  }
+  const d = open.get(tabId);
+  if (d) return { dialog: d };
+  if (await answers(tabId, 300)) return null;
+  return { busy: true };
+}
+
+/**
+ * Page.handleJavaScriptDialog on `tabId`.
+ * @param {number} tabId
+ * @param {{accept: boolean, promptText?: string}} how
+ * @param {Promise<never>} cancelled
+ * @returns {Promise<DialogInfo | null>} the dialog answered (null if Chrome never reported it)
+ */
+export async function answer(tabId, how, cancelled) {
+  const before = open.get(tabId) ?? null;
+  await withDebugger(tabId, { idleMs: 2000, cancelled, failCode: Code.NO_DIALOG }, async (dbg) => {
+    try {
+      await dbg.send('Page.handleJavaScriptDialog', how);
+    } catch (e) {
+      if (e instanceof ShotError && e.code === Code.NO_DIALOG) {
+        open.delete(tabId);
+        throw new ShotError(Code.NO_DIALOG,
+          `No JavaScript dialog is open in tab ${tabId}, so there is nothing to accept or dismiss ` +
+          `(Chrome: ${e.message.replace(/^Page\.handleJavaScriptDialog failed: /, '')}).`);
+      }
+      throw e;
+    }
+  });
+  open.delete(tabId);
+  return before;
+}
+
+/** @param {number} ms */
+function settleMs(ms) {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/**
+ * dialog {accept, prompt_text?, tab_id?}: accept or dismiss the JavaScript dialog open in the tab.
+ * @param {import('./context.js').CommandContext} ctx
+ */
+export async function handleDialog(ctx) {
+  const { accept, prompt_text: promptText } = ctx.args;
+  if (typeof accept !== 'boolean') throw new ShotError(Code.BAD_REQUEST, 'dialog needs accept: true (OK / Leave) or false (Cancel / Stay)');
+  if (promptText !== undefined && promptText !== null && typeof promptText !== 'string') {
+    throw new ShotError(Code.BAD_REQUEST, 'prompt_text must be a string');
+  }
+  const tabId = await targetTab(ctx);
+  ctx.step = 'Page.handleJavaScriptDialog';
+  /** @type {{accept: boolean, promptText?: string}} */
+  const how = { accept };
+  if (typeof promptText === 'string') how.promptText = promptText;
+  const handled = await answer(tabId, how, ctx.cancelled);
+  // Give the page a moment to run what follows the dialog (its return value lands in script).
+  await settleMs(50);
+  /** @type {string[]} */
+  const notes = [];
+  const nextOpen = whenOpen(tabId);
+  const next = await Promise.race([nextOpen.promise, settleMs(150).then(() => null)]);
+  nextOpen.cancel();
+  if (next) notes.push(dialogNote(next));
+  else if (!(await answers(tabId))) notes.push(busyError(tabId).message);
+  const tab = await chrome.tabs.get(tabId).catch(() => null);
+  return {
+    action: 'dialog',
+    accepted: accept,
+    dialog: handled,
+    prompt_text: handled?.type === 'prompt' && accept ? (promptText ?? handled.default_prompt) : null,
+    url: tab?.url ?? '',
+    title: tab?.title ?? '',
+    ...(next ? { open_dialog: next } : {}),
+    notes,
+  };
+}
