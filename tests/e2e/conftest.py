@@ -20,10 +20,39 @@ from shotbridge.browser import HeadlessBrowser
 PAGES = Path(__file__).resolve().parents[1] / "pages"
 
 
+STREAM_HEAD = (
+    b"<!doctype html><html><head><meta charset=utf-8><title>Still streaming</title></head><body>"
+    b"<h1>Order status</h1><form><label>Order number <input id=order name=order></label>"
+    b"<button type=button id=track>Track order</button></form>"
+    b'<a href="/annot/login.html" id=help>Help</a>\n'
+)
+
+
 class _Handler(SimpleHTTPRequestHandler):
-    """Static pages, plus /slow?ms=N which answers after N ms (to catch a request mid-flight)."""
+    """Static pages, plus /slow?ms=N which answers after N ms (to catch a request mid-flight),
+    and /stream: the start of an HTML page whose body never ends (readyState stays "loading")."""
+
+    def _stream(self) -> None:
+        # A byte every 0.2 s keeps the parser waiting; stop when the tab goes away or after 60 s.
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        try:
+            self.wfile.write(STREAM_HEAD + b" " * 2048)  # past any sniffing buffer
+            self.wfile.flush()
+            for _ in range(300):
+                time.sleep(0.2)
+                self.wfile.write(b" ")
+                self.wfile.flush()
+        except OSError:
+            pass  # the browser closed the connection
+        self.close_connection = True
 
     def do_GET(self) -> None:
+        if self.path.startswith("/stream"):
+            self._stream()
+            return
         if self.path.startswith("/slow"):
             ms = int(self.path.partition("ms=")[2] or "3000")
             time.sleep(ms / 1000)

@@ -48,6 +48,12 @@ function trampoline(name, args, version, rules) {
  * @typedef {{frameId: number, value?: any, error?: string}} FrameValue
  */
 
+// Read-only page functions that answer with what the document holds now. chrome.scripting
+// otherwise waits for document_idle, which a page still streaming its HTML never reaches, so
+// observe would hang until its timeout (issue 14). Actions (input, scrolling, locating a target)
+// keep waiting: they act on the page once it is there.
+const AT_ONCE = new Set(['pageInfo', 'discover', 'probe', 'thawAnimations', 'nextPaint', 'pageState']);
+
 /**
  * Call `__shotbridge[name](args)` in the tab's frames.
  * @param {number} tabId
@@ -58,18 +64,20 @@ function trampoline(name, args, version, rules) {
  */
 export async function callPageAll(tabId, name, args, opts = {}) {
   const target = opts.allFrames ? { tabId, allFrames: true } : { tabId };
+  const injectImmediately = AT_ONCE.has(name);
   let rules;
   try {
     rules = await pageRules();
   } catch (e) {
     throw new ShotError(Code.INTERNAL, `secret-rules.json could not be read: ${/** @type {Error} */ (e).message}`);
   }
-  let results = await exec({ target, func: trampoline, args: [name, args ?? null, PAGE_LIB_VERSION, rules] });
+  let results = await exec({ target, injectImmediately, func: trampoline, args: [name, args ?? null, PAGE_LIB_VERSION, rules] });
   const missing = results.filter((r) => r.result?.needLib).map((r) => r.frameId);
   if (missing.length) {
-    await exec({ target: { tabId, frameIds: missing }, files: PAGE_FILES });
+    await exec({ target: { tabId, frameIds: missing }, injectImmediately, files: PAGE_FILES });
     const again = await exec({
       target: { tabId, frameIds: missing },
+      injectImmediately,
       func: trampoline,
       args: [name, args ?? null, PAGE_LIB_VERSION, rules],
     });

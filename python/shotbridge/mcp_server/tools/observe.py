@@ -119,14 +119,16 @@ def _count(value: Any) -> int:
 
 async def _page(state: ServerState) -> dict[str, Any]:
     try:
-        info = await state.connection.request("page_info", None, timeout=REQUEST_TIMEOUT_S)
+        info = await _page_info(state)
     except CommandError as exc:
         if exc.code != ErrorCode.RESTRICTED_PAGE:
             raise to_tool_error(exc) from exc
-        return await _restricted_page(state, exc.message)
+        return await _restricted_page(state)
     except Exception as exc:
         raise to_tool_error(exc) from exc
-    return {
+    if info.get("restricted"):
+        return _unscriptable(info)
+    page = {
         "url": info.get("url"),
         "title": info.get("title"),
         "viewport": info.get("viewport"),
@@ -135,19 +137,56 @@ async def _page(state: ServerState) -> dict[str, Any]:
         "form_count": _count(info.get("forms")),
         "interactive_count": _count(info.get("interactive_count")),
     }
+    if note := _loading_note(info.get("ready_state")):
+        page["note"] = note
+    return page
 
 
-async def _restricted_page(state: ServerState, why: str) -> dict[str, Any]:
-    """A browser page (chrome://…) cannot be scripted: answer with what the tab list knows."""
+async def _restricted_page(state: ServerState) -> dict[str, Any]:
+    """An extension that refuses page_info on such pages: answer with what the tab list knows."""
     tabs = await _tabs(state)
     tab = next((t for t in tabs["tabs"] if t.get("tracked")), None) or {}
-    return {
-        "url": tab.get("url"),
-        "title": tab.get("title"),
-        "tab_id": tab.get("id"),
+    url = tab.get("url") or ""
+    info = {"url": url, "title": tab.get("title"), "blank": url in ("", "about:blank")}
+    return {**_unscriptable(info), "tab_id": tab.get("id")}
+
+
+async def _page_info(state: ServerState) -> dict[str, Any]:
+    """The extension's page_info: answers at once, even while the page is still loading."""
+    return await state.connection.request("page_info", None, timeout=REQUEST_TIMEOUT_S)
+
+
+def _loading_note(ready_state: str | None) -> str | None:
+    if ready_state != "loading":
+        return None
+    return (
+        'The page is still loading (readyState "loading"): this is what has arrived so far; '
+        "observe again for the rest."
+    )
+
+
+def _unscriptable(info: dict[str, Any], image_asked: bool = False) -> dict[str, Any]:
+    """about:blank or a browser page (chrome://…): what the tab says, and why there is no more."""
+    url = info.get("url") or ""
+    page: dict[str, Any] = {
+        "url": url,
+        "title": info.get("title"),
+        "viewport": info.get("viewport"),
+        "readyState": info.get("ready_state"),
         "restricted": True,
-        "note": why,
     }
+    if info.get("blank"):
+        page.update(headings=[], form_count=0, interactive_count=0)
+        note = f"{url or 'The tab'} is an empty page: navigate to a URL (interact action=navigate)."
+    else:
+        note = (
+            f"{url} is a browser page: Chrome does not let extensions read its content, so only "
+            "its URL and title are known. Switch to a web page or navigate to a URL."
+        )
+    if image_asked:
+        note += " No image can be taken of a browser page or about:blank."
+    page["note"] = note
+    return page
 
 
 async def _elements(state: ServerState) -> dict[str, Any]:
@@ -211,19 +250,31 @@ async def _annotated(
         annotation_selector=selector,
         max_annotations=max_annotations,
     )
-    # readyState is not part of a screenshot; ask for it alongside rather than after.
+    # readyState is not part of a screenshot; ask for it alongside rather than after. Neither
+    # waits for the page to load: a page still streaming is labelled as far as it has arrived.
     shot, info = await asyncio.gather(
-        shots.explicit(state, args, selector=selector), _ready_state(state)
+        shots.explicit(state, args, selector=selector),
+        _page_info(state),
+        return_exceptions=True,
     )
+    if isinstance(info, dict) and info.get("restricted"):
+        # about:blank or chrome://…: no image, but the page's URL and title are an answer.
+        return content.result(
+            [content.json_text({"page": _unscriptable(info, image_asked=True), "annotations": []})],
+            tool="observe",
+        )
+    if isinstance(shot, BaseException):
+        raise shot
     if isinstance(shot, CallToolResult):  # the cooldown refused it
         return shot
+    ready = shot.get("ready_state") or (info.get("ready_state") if isinstance(info, dict) else None)
     annotations = [_annotation(a) for a in shot.get("annotations", [])]
     mapping: dict[str, Any] = {
         "page": {
             "url": shot.get("url"),
             "title": shot.get("title"),
             "viewport": shot.get("viewport"),
-            "readyState": shot.get("ready_state") or info,
+            "readyState": ready,
             **_page_facts(shot.get("page")),
         },
         "annotations": annotations,
@@ -234,17 +285,11 @@ async def _annotated(
     for key in ("hidden", "frames", "notes"):
         if shot.get(key):
             mapping[key] = shot[key]
+    if note := _loading_note(ready):
+        mapping["notes"] = [note, *mapping.get("notes", [])]
     # The JSON alone says what the image is (URL, size, bytes, masks), for clients that drop images.
     blocks: list[ContentBlock] = [content.image(shot["jpeg"]), content.json_text(mapping)]
     return content.result(blocks, tool="observe")
-
-
-async def _ready_state(state: ServerState) -> str | None:
-    try:
-        info = await state.connection.request("page_info", None, timeout=REQUEST_TIMEOUT_S)
-    except Exception:
-        return None  # the screenshot's own error (if any) is the one worth reporting
-    return info.get("ready_state")
 
 
 def _page_facts(page: dict[str, Any] | None) -> dict[str, Any]:
