@@ -81,5 +81,34 @@ class CommandError(ShotbridgeError):
         return f"{self.message} [{self.code}]"
 
 
+class DialogOpenError(CommandError):
+    """A JavaScript dialog (alert, confirm, prompt, beforeunload) blocks the page.
+
+    The message names the dialog and its text; ``interact(action="dialog")`` answers it.
+    """
+
+
+class NoDialogError(CommandError):
+    """``interact(action="dialog")`` found no JavaScript dialog open in the tab."""
+
+
+class PageBusyError(CommandError):
+    """The page's main thread does not answer (an endless or long script): navigate away,
+    reload or open a new tab (navigation ends the stuck renderer)."""
+
+
+# Error codes (protocol.ErrorCode values) with a class of their own.
+_TYPED: dict[str, type[CommandError]] = {
+    "dialog_open": DialogOpenError,
+    "no_dialog": NoDialogError,
+    "page_busy": PageBusyError,
+}
+
+
+def command_error(code: str, message: str) -> CommandError:
+    """The CommandError for an error reply: its own subclass where the code has one."""
+    return _TYPED.get(code, CommandError)(code, message)
+
+
 class BrowserError(ShotbridgeError):
     """A headless browser could not be found, started, or reached."""

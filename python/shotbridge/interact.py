@@ -28,7 +28,17 @@ log = logging.getLogger(__name__)
 
 NAVIGATIONS = ("back", "forward", "reload")
 Action = Literal[
-    "click", "hover", "type", "keypress", "scroll", "navigate", "back", "forward", "reload", "cdp"
+    "click",
+    "hover",
+    "type",
+    "keypress",
+    "scroll",
+    "navigate",
+    "back",
+    "forward",
+    "reload",
+    "cdp",
+    "dialog",
 ]
 
 
@@ -56,6 +66,12 @@ class InteractArgs(Model):
     url: str | None = None
     navigation: Literal["url", "back", "forward", "reload"] | None = None
     new_tab: bool = False
+    # A beforeunload prompt ("Leave site?") of the page being left is accepted, since the model
+    # asked to leave; keep_beforeunload=True leaves it open for action="dialog" to answer.
+    keep_beforeunload: bool = False
+    # dialog: answer the JavaScript dialog open in the tab (OK / Leave = accept).
+    accept: bool | None = None
+    prompt_text: str | None = None  # a prompt()'s answer (with accept=True)
     # Raw CDP: allowed by the user's host config only (shotbridge.rawcdp); allow_cdp is the MCP
     # server saying it was started with --allow-cdp, and grants nothing by itself.
     method: str | None = None
@@ -141,6 +157,15 @@ def check_action(a: InteractArgs) -> None:
         raise bad("navigate needs url (or navigation: back, forward or reload).")
     if a.action == "cdp" and not a.method:
         raise bad('cdp needs method, e.g. "Page.captureScreenshot", and optional params.')
+    if a.action == "dialog" and a.accept is None:
+        raise bad(
+            "dialog needs accept: true (OK, Leave) or false (Cancel, Stay); a prompt takes "
+            "prompt_text too."
+        )
+    if a.action != "dialog" and (a.accept is not None or a.prompt_text is not None):
+        raise bad('accept and prompt_text belong to action="dialog".')
+    if a.action == "dialog" and a.prompt_text is not None and not a.accept:
+        raise bad("prompt_text is typed into a prompt that is accepted: pass accept=true.")
 
 
 def _stale_tab(shot: Shot, tab: int | None) -> None:
@@ -159,6 +184,8 @@ async def run(link: Link, shots: ShotRegistry, raw: dict[str, Any]) -> dict[str,
     result: dict[str, Any]
     if a.action in ("navigate", *NAVIGATIONS):
         result = await _navigate(link, a, timeout)
+    elif a.action == "dialog":
+        result = await _dialog(link, a, timeout)
     elif a.action == "cdp":  # the user's gate, the log and the masks: shotbridge.rawcdp
         from shotbridge import rawcdp
 
@@ -183,14 +210,18 @@ async def run(link: Link, shots: ShotRegistry, raw: dict[str, Any]) -> dict[str,
 
 async def _navigate(link: Link, a: InteractArgs, timeout: float) -> dict[str, Any]:
     nav = a.action if a.action in NAVIGATIONS else (a.navigation or "url")
-    args: dict[str, Any] = {"tab_id": a.tab_id, "timeout_ms": a.timeout_ms}
+    args: dict[str, Any] = {
+        "tab_id": a.tab_id,
+        "timeout_ms": a.timeout_ms,
+        "keep_beforeunload": a.keep_beforeunload,
+    }
     if nav == "url":
         args.update(action="goto", url=a.url, new_tab=a.new_tab)
     else:
         args["action"] = nav
     done = await link.request("navigate", args, timeout=timeout)
     tab = done.get("tab", {})
-    return {
+    out = {
         "action": "navigate",
         "navigation": nav,
         "navigated": True,
@@ -198,6 +229,16 @@ async def _navigate(link: Link, a: InteractArgs, timeout: float) -> dict[str, An
         "url": tab.get("url"),
         "title": tab.get("title"),
     }
+    # A dialog the new page opened while loading, and what it took to leave the old one.
+    return out | {k: done[k] for k in ("dialog", "notes") if done.get(k)}
+
+
+async def _dialog(link: Link, a: InteractArgs, timeout: float) -> dict[str, Any]:
+    """Accept or dismiss the tab's JavaScript dialog (Page.handleJavaScriptDialog)."""
+    args: dict[str, Any] = {"tab_id": a.tab_id, "timeout_ms": a.timeout_ms, "accept": a.accept}
+    if a.prompt_text is not None:
+        args["prompt_text"] = a.prompt_text
+    return await link.request("dialog", args, timeout=timeout)
 
 
 async def _after_screenshot(link: Link, shots: ShotRegistry, a: InteractArgs) -> dict[str, Any]:

@@ -48,6 +48,9 @@ class ErrorCode(StrEnum):
     IMAGE_ERROR = "image_error"  # the core refused the image
     # A coordinate/label action names a screenshot of another page (or one no longer kept).
     STALE_SCREENSHOT = "stale_screenshot"
+    DIALOG_OPEN = "dialog_open"  # a JavaScript dialog blocks the page (interact action=dialog)
+    NO_DIALOG = "no_dialog"  # interact action=dialog, but no dialog is open
+    PAGE_BUSY = "page_busy"  # the page's main thread does not answer (endless script)
     INTERNAL = "internal"
 
 
@@ -95,13 +98,13 @@ class Reply(Model):
 
 def reply_result(reply: dict[str, Any], failed: str) -> dict[str, Any]:
     """The ``result`` of a reply frame; CommandError for an error reply (``failed`` if unsaid)."""
-    from shotbridge.errors import CommandError
+    from shotbridge.errors import command_error
 
     if reply.get("ok"):
         result = reply.get("result")
         return result if isinstance(result, dict) else {}
     error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
-    raise CommandError(
+    raise command_error(
         str(error.get("code") or ErrorCode.INTERNAL), str(error.get("message") or failed)
     )
 

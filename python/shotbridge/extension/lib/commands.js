@@ -25,7 +25,12 @@ const HANDLERS = {
 
   async list_tabs() {
     const [tabs, tracked] = await Promise.all([chrome.tabs.query({}), trackedTabId()]);
-    return { tabs: tabs.map((t) => tabInfo(t, tracked)) };
+    return {
+      tabs: tabs.map((t) => {
+        const dialog = t.id !== undefined ? dialogs.current(t.id) : null;
+        return { ...tabInfo(t, tracked), ...(dialog ? { dialog } : {}) };
+      }),
+    };
   },
 
   async track(ctx) {

@@ -133,7 +133,8 @@ export function dialogNote(d) {
   const how = d.type === 'prompt'
     ? 'use interact action="dialog" with accept=true (and prompt_text) or accept=false'
     : 'use interact action="dialog" with accept=true or accept=false';
-  return `The page shows a ${d.type} dialog: ${quoted(d)} — it blocks the page until answered; ${how}.`;
+  const article = d.type === 'alert' ? 'an' : 'a';
+  return `The page shows ${article} ${d.type} dialog: ${quoted(d)} — it blocks the page until answered; ${how}.`;
 }
 
 /** @param {DialogInfo} d */
@@ -211,8 +212,9 @@ export async function answer(tabId, how, cancelled) {
       if (e instanceof ShotError && e.code === Code.NO_DIALOG) {
         open.delete(tabId);
         throw new ShotError(Code.NO_DIALOG,
-          `No JavaScript dialog is open in tab ${tabId}, so there is nothing to accept or dismiss ` +
-          `(Chrome: ${e.message.replace(/^Page\.handleJavaScriptDialog failed: /, '')}).`);
+          `No JavaScript dialog is open in tab ${tabId}, so there is nothing to accept or dismiss. ` +
+          '(A dialog that opened while shotbridge was not attached cannot be answered; such a page ' +
+          'is reported as busy: navigate or reload it.)');
       }
       throw e;
     }

@@ -11,6 +11,7 @@ import { withDebugger } from './debugger.js';
 import { targetTab } from './tabs.js';
 import { MODIFIER_BITS, keyPressEvents, modifierName } from './keys.js';
 import { viewportChange } from './viewport.js';
+import * as dialogs from './dialogs.js';
 
 /**
  * @typedef {{x: number, y: number}} Point
@@ -344,6 +345,8 @@ function checkViewport(a, state) {
 export async function input(ctx) {
   const a = parseInputArgs(ctx.args);
   const tabId = await targetTab(ctx);
+  const blocking = dialogs.current(tabId);
+  if (blocking) throw dialogs.dialogError(blocking);
   ctx.step = 'reading the page';
   const before = await page(tabId, 'pageState', null);
   if (a.expect_url !== null && before.url !== a.expect_url) {
@@ -359,9 +362,12 @@ export async function input(ctx) {
   const result = { action: a.action, hit: target.hit, point: target.point, ...target.extra };
   const mods = mouseModifiers(a.modifiers);
   const nav = navigationWatch(tabId);
+  // A dialog the action opens blocks the page (Chrome holds the input's own answer back too):
+  // the action is done then, and its result says what the page asks.
+  const dialogOpens = dialogs.whenOpen(tabId);
   try {
     ctx.step = 'chrome.debugger.attach';
-    await withDebugger(tabId, { idleMs: a.debugger_idle_ms, cancelled: ctx.cancelled, failCode: Code.INTERNAL }, async (dbg) => {
+    const acted = withDebugger(tabId, { idleMs: a.debugger_idle_ms, cancelled: ctx.cancelled, failCode: Code.INTERNAL }, async (dbg) => {
       if (!dbg.reused && !relabel && a.expect_viewport !== null && a.x !== null) {
         // A fresh attach shows Chrome's debugging bar in a headed window, which shrinks the
         // viewport a frame or two later: look again before aiming at a pixel.
@@ -409,6 +415,16 @@ export async function input(ctx) {
         // x/y alone: aim() already brought the point into view when it was off screen.
       }
     });
+    const dialog = await Promise.race([acted.then(() => null), dialogOpens.promise]);
+    if (dialog) {
+      acted.catch(() => {}); // finishes (or fails) once the dialog is answered
+      const tab = await chrome.tabs.get(tabId).catch(() => null);
+      Object.assign(result, { url: tab?.url ?? before.url, title: tab?.title ?? before.title, scroll: null,
+        scroll_before: before.scroll, viewport: before.viewport, navigated: false, dialog });
+      target.notes.push(dialogs.dialogNote(dialog));
+      result.notes = target.notes;
+      return result;
+    }
     if (a.action === 'scroll' && (a.delta_x || a.delta_y)) await ctx.guard(wheelSettled(tabId, before.scroll));
     const settled = await settle(ctx, tabId, nav);
     const after = await finalState(tabId);
@@ -426,7 +442,13 @@ export async function input(ctx) {
       if (f) result.focused = f.focused;
     }
   } finally {
+    dialogOpens.cancel();
     nav.dispose();
+  }
+  const late = dialogs.current(tabId); // opened while the page settled
+  if (late) {
+    result.dialog = late;
+    target.notes.push(dialogs.dialogNote(late));
   }
   if (target.notes.length) result.notes = target.notes;
   return result;

@@ -20,7 +20,7 @@ from shotbridge.mcp_server.failures import to_tool_error
 from shotbridge.mcp_server.ratelimit import Refusal
 from shotbridge.mcp_server.state import NAVIGATE_TIMEOUT_MS, ServerState
 
-ACTIONS = ("navigate", "click", "hover", "type", "keypress", "scroll", "cdp")
+ACTIONS = ("navigate", "click", "hover", "type", "keypress", "scroll", "dialog", "cdp")
 NAVIGATIONS = ("url", "back", "forward", "reload")
 SCHEMES = ("http", "https", "file", "about", "data")
 BUTTONS = ("left", "right", "middle")
@@ -29,14 +29,13 @@ CDP_TEXT_MAX = 20_000
 
 DESCRIPTION = """\
 Act on the tracked tab with trusted mouse/keyboard input. Read structure first (observe \
-what="page") and prefer selector or label (from an annotated screenshot) over pixels; use x, y \
-(pixels of screenshot_id, default the latest, mapped exactly to the page) only when structure is \
-not enough. Coordinates and labels are refused after the tab navigated to another URL: take a \
+what="page"); prefer selector or label (from an annotated screenshot) to x, y (pixels of \
+screenshot_id, default the latest, mapped exactly to the page). Coordinates and labels are refused after the tab navigated to another URL: take a \
 fresh screenshot. Actions: click, hover, type (focuses the target, inserts text), keypress \
 ("Enter", "Control+A"), scroll (delta, to, or a target into view), navigate (url or \
-navigation), cdp (raw DevTools command; only if the user allowed it, logged; \
-Page.captureScreenshot comes back masked). The result names the element hit and the URL and \
-scroll after the page settled; include_screenshot=true adds a screenshot."""
+navigation; accepts "Leave site?"), dialog (answer an alert/confirm/prompt: accept, \
+prompt_text), cdp (raw DevTools command; only if the user allowed it, logged). The result names \
+the element hit and the URL after the page settled; include_screenshot=true adds a screenshot."""
 
 
 def register(server: MCPServer, state: ServerState) -> None:
@@ -119,14 +118,35 @@ def register(server: MCPServer, state: ServerState) -> None:
         params: Annotated[
             dict[str, Any] | None, Field(description="action=cdp: the method's parameters.")
         ] = None,
+        accept: Annotated[
+            bool | None,
+            Field(description="action=dialog: true = OK / Leave, false = Cancel / Stay. Required."),
+        ] = None,
+        prompt_text: Annotated[
+            str | None,
+            Field(description="action=dialog: the answer typed into a prompt() (accept=true)."),
+        ] = None,
+        keep_beforeunload: Annotated[
+            bool,
+            Field(
+                description="action=navigate: leave a page's beforeunload prompt ('Leave "
+                "site?') open for action=dialog instead of accepting it."
+            ),
+        ] = False,
         include_screenshot: Annotated[
             bool, Field(description="Also return a screenshot taken after the action settles.")
         ] = False,
     ) -> CallToolResult:
         if action not in ACTIONS:
             raise ToolError(f"Unknown action {action!r}. Available actions: {', '.join(ACTIONS)}.")
+        if action != "dialog" and (accept is not None or prompt_text is not None):
+            raise ToolError('accept and prompt_text belong to action="dialog".')
+        if action == "dialog":
+            return await _dialog(state, accept, prompt_text)
         if action == "navigate":
             args = _navigate_args(navigation, url, new_tab)
+            if keep_beforeunload:
+                args["keep_beforeunload"] = True
             try:
                 done = await state.connection.request(
                     "navigate", args, timeout=NAVIGATE_TIMEOUT_MS / 1000 + 5
@@ -202,6 +222,44 @@ def register(server: MCPServer, state: ServerState) -> None:
                 ticket.cancel()
             blocks.append(content.text(f"[Screenshot unavailable: {shot['error']['message']}]"))
         return content.result(blocks, tool="interact")
+
+
+async def _dialog(
+    state: ServerState, accept: bool | None, prompt_text: str | None
+) -> CallToolResult:
+    """Answer the JavaScript dialog open in the tracked tab (through the host's interact)."""
+    if accept is None:
+        raise ToolError(
+            'action="dialog" needs accept: true (OK / Leave) or false (Cancel / Stay); a '
+            "prompt also takes prompt_text."
+        )
+    if prompt_text is not None and not accept:
+        raise ToolError("prompt_text is typed into a prompt that is accepted: pass accept=true.")
+    args: dict[str, Any] = {"action": "dialog", "accept": accept, "timeout_ms": INPUT_TIMEOUT_MS}
+    if prompt_text is not None:
+        args["prompt_text"] = prompt_text
+    try:
+        done = await state.connection.request("interact", args, timeout=INPUT_TIMEOUT_MS / 1000 + 5)
+    except Exception as exc:
+        raise to_tool_error(exc) from exc
+    return content.result([content.text(_answered(done))], tool="interact")
+
+
+def _answered(done: dict[str, Any]) -> str:
+    d = done.get("dialog") or {}
+    verb = "Accepted" if done.get("accepted") else "Dismissed"
+    what = (
+        f"the {d['type']} dialog {json.dumps(d.get('message', ''), ensure_ascii=False)}"
+        if d
+        else "the dialog"
+    )
+    lines = [f"{verb} {what}."]
+    if done.get("prompt_text") is not None:
+        lines.append(f"The prompt returned {json.dumps(done['prompt_text'], ensure_ascii=False)}.")
+    lines += done.get("notes") or []
+    facts = {k: done[k] for k in ("url", "title", "accepted", "prompt_text") if k in done}
+    lines.append(json.dumps(facts, ensure_ascii=False, separators=(",", ":")))
+    return "\n".join(lines)
 
 
 async def _screenshot_blocks(state: ServerState) -> list[ContentBlock]:
@@ -313,4 +371,8 @@ def _navigated(navigation: str, done: dict[str, Any]) -> str:
     tab = done.get("tab", done)  # the extension answers {"tab": TabInfo} once the load completes
     title = f' "{tab["title"]}"' if tab.get("title") else ""
     where = f" (tab {tab['id']})" if tab.get("id") is not None else ""
-    return f"{verb} {tab.get('url', '?')}{title}{where}; the page finished loading."
+    if done.get("dialog"):  # a dialog the page opened while loading holds the load
+        first = f"{verb} {tab.get('url', '?')}{title}{where}."
+    else:
+        first = f"{verb} {tab.get('url', '?')}{title}{where}; the page finished loading."
+    return "\n".join([first, *(done.get("notes") or [])])
