@@ -243,6 +243,10 @@ export async function handleDialog(ctx) {
   /** @type {{accept: boolean, promptText?: string}} */
   const how = { accept };
   if (typeof promptText === 'string') how.promptText = promptText;
+  // OK without typing returns what the prompt shows (its default), as it does for a user; Chrome
+  // would return "" when promptText is left out.
+  const showing = current(tabId);
+  if (accept && how.promptText === undefined && showing?.type === 'prompt') how.promptText = showing.default_prompt;
   const handled = await answer(tabId, how, ctx.cancelled);
   // Give the page a moment to run what follows the dialog (its return value lands in script).
   await settleMs(50);

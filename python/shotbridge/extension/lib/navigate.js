@@ -222,7 +222,9 @@ async function load(ctx, tabId, targetUrl, start, assumeLoading = false, notes =
     // A dialog the new page opens while loading stops its load: report it instead of waiting.
     const done = await ctx.guard(Promise.race([waiter.promise, dialog.promise.then((d) => ({ dialog: d }))]));
     if ('dialog' in done) {
-      notes.push(dialogs.dialogNote(done.dialog) + ' The page has not finished loading.');
+      notes.push(dialogs.dialogNote(done.dialog) + (done.dialog.type === 'beforeunload'
+        ? ' The navigation waits for the answer: accept=true leaves the page, accept=false stays.'
+        : ' The page has not finished loading.'));
       const now = await chrome.tabs.get(tabId);
       return { tab: tabInfo(now, await trackedTabId()), dialog: done.dialog };
     }
