@@ -287,3 +287,52 @@ def images_of(result: Any) -> list[Any]:
 
 def read_json(path: Path) -> Any:
     return json.loads(path.read_text())
+
+
+# ---- the user's keyboard: xdotool on the desktop's display (Debian package xdotool) ----------
+
+
+def xdotool(desktop: Desktop, *args: str) -> str:
+    """Run ``xdotool ARGS`` on the desktop's display; its stdout."""
+    done = desktop.run("xdotool", *args, timeout=30)
+    assert done.returncode == 0, f"xdotool {' '.join(args)}: {done.stderr}"
+    return done.stdout
+
+
+def browser_windows(desktop: Desktop) -> list[str]:
+    """X window ids of the visible Chromium browser windows ("<title> - Chromium"), oldest first."""
+    out = desktop.run("xdotool", "search", "--onlyvisible", "--name", " - Chromium$").stdout
+    return sorted(out.split(), key=int)
+
+
+def focus_window(desktop: Desktop, window: str) -> None:
+    """Give ``window`` the keyboard, as a window manager does when the user clicks it (Xvfb has
+    no window manager, so this is XSetInputFocus; Chromium sees a focus change either way)."""
+    xdotool(desktop, "windowfocus", "--sync", window)
+
+
+def keys(desktop: Desktop, window: str, *names: str) -> None:
+    """Press keys in ``window`` (focused first), e.g. ``keys(d, w, "ctrl+t")``."""
+    focus_window(desktop, window)
+    xdotool(desktop, "key", "--delay", "50", *names)
+
+
+def open_url(desktop: Desktop, window: str, url: str, *, new_tab: bool = False) -> None:
+    """What a user does: (Ctrl+T,) Ctrl+L, type the address, Enter."""
+    focus_window(desktop, window)
+    if new_tab:
+        xdotool(desktop, "key", "ctrl+t")
+    xdotool(desktop, "key", "ctrl+l")
+    xdotool(desktop, "type", "--delay", "5", url)
+    xdotool(desktop, "key", "Return")
+
+
+def press_infobar_button(desktop: Desktop, window: str) -> None:
+    """Press the first button of the infobar shown in ``window``, by keyboard.
+
+    Chromium's F6 cycles the window's panes: from the address bar (Ctrl+L) the next pane is the
+    tab strip, then the infobar, whose first focusable control takes the focus (Cancel on the
+    "started debugging this browser" bar, the close button on the "unsupported command-line
+    flag" bar); Return presses it. Measured on Debian's Chromium 156 under Xvfb.
+    """
+    keys(desktop, window, "ctrl+l", "F6", "F6", "Return")

@@ -42,6 +42,8 @@ function render(s) {
   }
   $('cancelled').hidden = !s.debugging_cancelled;
   document.body.dataset.ready = s.connection;
+  // Opened as a tab, the popup's state shows in the tab title (chrome.tabs sees it; headed tests read it).
+  document.title = `shotbridge: ${s.connection}${s.debugging_cancelled ? ', debugging cancelled' : ''}`;
 }
 
 $('allow').addEventListener('click', async () => {

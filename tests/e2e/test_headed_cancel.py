@@ -1,0 +1,245 @@
+"""Chrome's "started debugging this browser" bar in a headed Chromium under Xvfb (issue 11).
+
+The user's part is done with the real keyboard (xdotool): pressing Cancel on the bar, opening the
+shotbridge popup page and pressing its "Allow debugging again". shotbridge's part goes through the
+real bus and the real `shotctl mcp`.
+
+Chromium shows one infobar at a time: the "unsupported command-line flag: --no-sandbox" bar every
+test browser starts with would hide the debugging bar (and keep the viewport from changing), so the
+module first closes it, as a user would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+import pytest
+from shotbridge.client import BusClient
+from shotbridge.errors import CommandError
+
+from tests.e2e.headed import (
+    Desktop,
+    HeadedChromium,
+    browser_windows,
+    images_of,
+    keys,
+    mcp_call,
+    open_url,
+    press_infobar_button,
+    text_of,
+)
+
+POPUP = "chrome-extension://lgpadcfmcnglbejkodbbdfcnfnaffoae/popup/popup.html"
+CANCELLED = 'The user pressed Cancel on Chrome\'s "started debugging this browser" bar'
+KEEP_ATTACHED = 60_000  # ms: the debugger (and its bar) stays while the test looks at it
+
+
+class User:
+    """The bus as the desktop's user sees it, plus the window the keyboard acts on."""
+
+    def __init__(self, desktop: Desktop, client: BusClient, window: str) -> None:
+        self.desktop = desktop
+        self.client = client
+        self.window = window
+
+    async def call(self, cmd: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
+        return await self.client.request(cmd, args or {}, timeout=40)
+
+    async def height(self) -> float:
+        return (await self.call("page_info"))["viewport"]["height"]
+
+    async def until(
+        self, what: str, check: Callable[[], Awaitable[Any]], timeout: float = 20
+    ) -> Any:
+        """Poll ``check`` until it returns something truthy; that value."""
+        deadline = time.monotonic() + timeout
+        while True:
+            got = await check()
+            if got:
+                return got
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}")
+            await asyncio.sleep(0.1)
+
+    async def tracked(self) -> dict[str, Any]:
+        tabs = (await self.call("list_tabs"))["tabs"]
+        return next(t for t in tabs if t["tracked"])
+
+    async def show(self, url: str) -> dict[str, Any]:
+        """Type ``url`` into the address bar; the tracked tab once it shows the loaded page."""
+        open_url(self.desktop, self.window, url)
+
+        async def loaded() -> dict[str, Any] | None:
+            try:
+                info = await self.call("page_info")
+            except CommandError:  # the old document went away under the probe: ask again
+                return None
+            return info if info["url"] == url and info["ready_state"] == "complete" else None
+
+        return await self.until(f"{url} to load", loaded)
+
+    async def clicks(self) -> str:
+        found = await self.call("discover", {"target": "custom", "selector": "#count"})
+        return found["elements"][0]["text"]
+
+    async def bar_shown(self, full: float) -> float:
+        """Attach the debugger (a hover by selector) and wait for the bar to shrink the viewport."""
+        await self.call(
+            "input", {"action": "hover", "selector": "#count", "debugger_idle_ms": KEEP_ATTACHED}
+        )
+
+        async def shrunk() -> float | None:
+            h = await self.height()
+            return h if h < full else None
+
+        return await self.until("the debugging bar", shrunk)
+
+
+def run(desktop: Desktop, window: str, scenario: Callable[[User], Awaitable[None]]) -> None:
+    async def main() -> None:
+        async with await BusClient.connect() as client:
+            await scenario(User(desktop, client, window))
+
+    with desktop.as_user():
+        asyncio.run(main())
+
+
+@pytest.fixture(scope="module")
+def bare(desktop: Desktop, headed: HeadedChromium) -> Iterator[tuple[str, float]]:
+    """The browser's window with no infobar left; its viewport height then."""
+    [window] = browser_windows(desktop)
+    result: list[float] = []
+
+    async def close_flags_bar(u: User) -> None:
+        before = await u.height()
+        press_infobar_button(desktop, window)  # the --no-sandbox bar's close button
+
+        async def grown() -> float | None:
+            h = await u.height()
+            return h if h > before else None
+
+        result.append(await u.until("the --no-sandbox bar to close", grown))
+
+    run(desktop, window, close_flags_bar)
+    yield window, result[0]
+
+
+def test_pixel_click_from_before_the_bar_is_refused(
+    desktop: Desktop, bare: tuple[str, float], pages_url: str
+) -> None:
+    """A screenshot taken without the bar (captureVisibleTab, no debugger), then the bar appears:
+    a pixel of that screenshot is refused and asks for a fresh one; the fresh one maps exactly."""
+    window, full = bare
+    page = f"{pages_url}/anchored.html"
+
+    async def scenario(u: User) -> None:
+        await u.show(page)
+        assert await u.height() == full
+        # captureVisibleTab: no debugger, so no bar (auto would use CDP on a page this young).
+        old = await u.call("screenshot", {"method": "visible"})
+        assert old["method"] == "visible" and old["viewport"]["height"] == full
+        scale = old["width"] / old["viewport"]["width"]
+        with_bar = await u.bar_shown(full)
+        assert full - with_bar >= 30, (full, with_bar)  # the bar: ~56 px at 100 % zoom
+
+        # The bottom bar of anchored.html as the old screenshot shows it: 15 px above the edge.
+        x, y = 300 * scale, (full - 15) * scale
+        with pytest.raises(CommandError) as refused:
+            await u.call("interact", {"action": "click", "x": x, "y": y})
+        assert refused.value.code == "stale_screenshot"
+        msg = str(refused.value)
+        assert f"since screenshot {old['screenshot_id']} was taken" in msg, msg
+        assert f"1280×{full:g} CSS px" in msg and f"1280×{with_bar:g} CSS px" in msg, msg
+        assert '"started debugging this browser" bar appeared or closed' in msg, msg
+        assert "Take a fresh screenshot" in msg, msg
+        assert await u.clicks() == "clicks=0"  # nothing was clicked
+
+        fresh = await u.call("screenshot")
+        assert fresh["viewport"]["height"] == with_bar
+        done = await u.call(
+            "interact", {"action": "click", "x": 300 * scale, "y": (with_bar - 15) * scale}
+        )
+        assert done["hit"]["selector"] == "#bottom", done
+        assert await u.clicks() == "clicks=1"
+
+    run(desktop, window, scenario)
+
+
+def test_cancel_on_the_bar_is_a_refusal_until_allowed_again(
+    desktop: Desktop, bare: tuple[str, float], pages_url: str
+) -> None:
+    window, full = bare
+    page = f"{pages_url}/anchored.html?cancel"  # another URL: a load the test can see
+
+    async def scenario(u: User) -> None:
+        await u.show(page)
+        web_tab = (await u.tracked())["id"]
+        before = await u.clicks()
+        await u.bar_shown(full)
+
+        # The user presses the bar's real Cancel button (keyboard: F6 to the bar, Return).
+        press_infobar_button(desktop, window)
+
+        async def bar_gone() -> bool:
+            return await u.height() == full
+
+        await u.until("the bar to close", bar_gone)
+
+        # Interactions that need the debugger are refused, saying why and how to lift it...
+        with pytest.raises(CommandError) as refused:
+            await u.call("interact", {"action": "click", "selector": "#bottom"})
+        assert refused.value.code == "debugger_unavailable"
+        assert CANCELLED in str(refused.value) and "Allow debugging again" in str(refused.value)
+        # ...without attaching again: no click happened and no bar came back.
+        assert await u.clicks() == before
+        assert await u.height() == full
+        # A plain screenshot still works: captureVisibleTab needs no debugger.
+        shot = await u.call("screenshot", {"method": "visible"})
+        assert shot["method"] == "visible" and shot["url"] == page
+        assert shot["viewport"]["height"] == full
+
+        # The model is told the same through MCP, and its screenshots still work.
+        [clicked, captured] = await asyncio.to_thread(
+            mcp_call,
+            desktop.env(),
+            [("interact", {"action": "click", "selector": "#bottom"}), ("capture_screenshot", {})],
+            "--browser",
+            "connected",
+        )
+        assert clicked.is_error, text_of(clicked)
+        assert CANCELLED in text_of(clicked) and "Allow debugging again" in text_of(clicked)
+        assert not captured.is_error, text_of(captured)
+        assert images_of(captured)
+        assert await u.clicks() == before
+        assert await u.height() == full
+
+        # The user lifts it: the popup page, Tab to "Allow debugging again", Return.
+        open_url(desktop, window, POPUP, new_tab=True)
+
+        async def popup_title(want: str) -> bool:
+            return any(t["title"] == want for t in (await u.call("list_tabs"))["tabs"])
+
+        cancelled = "shotbridge: connected, debugging cancelled"
+        await u.until("the popup", lambda: popup_title(cancelled))
+        keys(desktop, window, "Tab", "Return")
+        await u.until("the popup to allow", lambda: popup_title("shotbridge: connected"))
+        keys(desktop, window, "ctrl+w")  # back to the page
+
+        async def back() -> bool:
+            return (await u.tracked())["id"] == web_tab
+
+        await u.until("the web tab to be tracked again", back)
+        done = await u.call("interact", {"action": "click", "selector": "#bottom"})
+        assert done["hit"]["selector"] == "#bottom"
+        assert await u.clicks() != before
+        # It attached again: Chrome shows its bar again.
+        await u.until("the bar again", lambda: _shrunk(u, full))
+
+    run(desktop, window, scenario)
+
+
+async def _shrunk(u: User, full: float) -> bool:
+    return await u.height() < full
