@@ -6,7 +6,7 @@ import pytest
 from shotbridge.generate.encode import js_string as js
 from shotbridge.generate.locators import css, locator, strategy
 from shotbridge.generate.playwright import generate_test_spec, reproduction_script
-from shotbridge.generate.steps import build_steps, dynamic_selectors, failing_step
+from shotbridge.generate.steps import build_steps, dynamic_selectors, failing_step, watched_pages
 
 from tests.session_builder import Rec, target
 
@@ -207,3 +207,20 @@ def test_reproduction_script_replays_with_screenshots() -> None:
     assert "await page.getByLabel('Password', { exact: true }).press('Enter');" not in code
     assert "press('Enter');" in code
     assert "console.log('replayed 5 steps');" in code
+
+
+def test_a_page_left_before_it_was_watched_gets_no_screenshot_assertion() -> None:
+    # The tool opened the home page and went on within a second: nobody saw its clock tick, so a
+    # screenshot of it would differ on every run. The board was watched (observed 1 s apart).
+    r = Rec().nav(f"{BASE}/").observe({"#clock": "10:00:00.1"}, dt=0.3)
+    r.nav(f"{BASE}/board").observe({"#clock": "1"}).observe({"#clock": "2"})
+    assert watched_pages(r.session()) == {f"{BASE}/board"}
+    code = generate_test_spec(r.session())
+    assert "toHaveScreenshot('step-1.png'" not in code
+    assert "left this page before seeing what moves" in code
+    assert "toHaveScreenshot('step-2.png'" in code and "page.locator('#clock')" in code
+    # A live sampling counts as watching, even when nothing moved.
+    sampled = generate_test_spec(r.session(), sampled_dynamic={f"{BASE}/": set()})
+    assert "toHaveScreenshot('step-1.png'" in sampled
+    # Without mask_dynamic the caller opted out of masks: every step is asserted.
+    assert "toHaveScreenshot('step-1.png'" in generate_test_spec(r.session(), mask_dynamic=False)

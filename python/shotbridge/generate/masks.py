@@ -56,7 +56,8 @@ def moving(frames: list[dict[str, str]]) -> set[str]:
 async def sample(
     request: Request, frames: int = FRAMES, interval: float = INTERVAL_S
 ) -> dict[str, set[str]]:
-    """{url: selectors that moved} from ``frames`` looks at the live page (through the host)."""
+    """{url: selectors that moved} from ``frames`` looks at the live page (through the host);
+    an empty set when the page was watched and nothing moved, ``{}`` when it was not watched."""
     seen: list[dict[str, str]] = []
     url = ""
     media: set[str] = set()
@@ -74,4 +75,4 @@ async def sample(
             if el.get("tag") in MEDIA_TAGS and el.get("selector")
         }
     moved = moving(seen) | media
-    return {url: moved} if url and moved else {}
+    return {url: moved} if url and len(seen) > 1 else {}  # empty: watched, nothing moved

@@ -20,7 +20,14 @@ from urllib.parse import urlsplit
 from shotbridge.generate import fixtures as fx
 from shotbridge.generate.encode import js_data, js_string, line_comment, one_line, url_matcher
 from shotbridge.generate.locators import css, locator
-from shotbridge.generate.steps import Session, Step, build_steps, dynamic_selectors, failing_step
+from shotbridge.generate.steps import (
+    Session,
+    Step,
+    build_steps,
+    dynamic_selectors,
+    failing_step,
+    watched_pages,
+)
 
 MAX_DIFF_PIXELS = 100
 # Per-pixel colour tolerance (pixelmatch YIQ, 0..1). Playwright's default 0.2 lets a header go
@@ -132,8 +139,15 @@ def _masks(step: Step, dynamic: dict[str, set[str]], page: str) -> list[str]:
     ]
 
 
-def _visual(step: Step, dynamic: dict[str, set[str]] | None) -> list[str]:
+def _visual(step: Step, dynamic: dict[str, set[str]] | None, watched: set[str] | None) -> list[str]:
     # Playwright's stabilisers (no animation, no caret) plus masks on what moved by itself.
+    if watched is not None and (step.navigates_to or step.url) not in watched:
+        # Masks are only as good as the looks at the page: an unmasked clock would make every
+        # run red. (The page is still replayed; later steps on watched pages are asserted.)
+        return [
+            "// No screenshot assertion here: the session left this page before seeing what "
+            "moves on it."
+        ]
     options = (
         f"maxDiffPixels: {MAX_DIFF_PIXELS}, threshold: {PIXEL_THRESHOLD}, "
         "animations: 'disabled', caret: 'hide'"
@@ -265,14 +279,18 @@ def generate_test_spec(
     ``fixtures``: ``routes`` serves the recorded GET responses (the default when
     ``include_fixtures``), ``seed`` posts the data that existed before the session first,
     ``writes`` re-sends the session's writes before the failing step (a backend reset between
-    runs only), ``none``. ``sampled_dynamic``: what a live sampling of the page saw move, per URL.
+    runs only), ``none``. ``sampled_dynamic``: what a live sampling of the page saw move, per URL
+    (a sampled URL with nothing moving maps to an empty set). With ``mask_dynamic``, a page that
+    was neither sampled nor observed quietly for ``steps.WATCHED_S`` gets no screenshot assertion.
     """
     steps = build_steps(session)
     failing = failing_step(steps)
     mode: FixtureMode = fixtures or ("routes" if include_fixtures else "none")
     dynamic: dict[str, set[str]] | None = None
+    watched: set[str] | None = None
     if mask_dynamic:
         dynamic = dynamic_selectors(session)
+        watched = watched_pages(session) | set(sampled_dynamic or {})
         for url, sels in (sampled_dynamic or {}).items():
             dynamic.setdefault(url, set()).update(sels)
     errors = recorded_errors(steps)
@@ -321,7 +339,7 @@ def generate_test_spec(
         body.append(_step_comment(step))
         body += action_lines(step)
         if assert_visual and step.changes_content:
-            body += _visual(step, dynamic)
+            body += _visual(step, dynamic, watched)
         body += _errors_note(step)
     if assert_no_errors:
         body += ["", "expect(pageErrors, 'errors the page reported').toEqual([]);"]

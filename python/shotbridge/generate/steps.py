@@ -43,6 +43,9 @@ SYNTHETIC_CLICK_S = 0.3  # a detail-less click on a submit button this soon afte
 # Clicks whose meaning is where they land, not what they land on: replayed at the same offset.
 POSITIONAL_TAGS = frozenset({"canvas", "svg", "img", "video", "iframe", "embed", "object", "area"})
 POSITIONAL_ROLES = frozenset({"application", "img", "slider"})
+# Two quiet observations of a page at least this far apart tell what moves on it: a 1 Hz clock
+# ticks between them (the host looks 0.3 s and 1.3 s after each load).
+WATCHED_S = 1.0
 
 
 class Session(Model):
@@ -300,11 +303,24 @@ def failing_step(steps: list[Step]) -> Step | None:
 def dynamic_selectors(session: Session) -> dict[str, set[str]]:
     """Per URL, selectors whose text changed between two observations of that page with no user
     action in between: clocks, counters, ids — content a screenshot comparison must mask."""
+    return _motion(session)[0]
+
+
+def watched_pages(session: Session) -> set[str]:
+    """URLs observed quietly for at least ``WATCHED_S``: what moves on them is known. A page the
+    agent left sooner (a tool navigation a moment after the load) may hide a clock."""
+    return _motion(session)[1]
+
+
+def _motion(session: Session) -> tuple[dict[str, set[str]], set[str]]:
     out: dict[str, set[str]] = {}
+    watched: set[str] = set()
+    first: dict[str, ObservationEntry] = {}  # the first observation of each page in this span
     last: dict[str, ObservationEntry] = {}
     for e in sorted(map(redacted, session.entries), key=lambda x: x.seq):
         if isinstance(e, NavEntry) or (isinstance(e, ActionEntry) and changes_content(e)):
             last.clear()  # what the user did may change the page: compare only quiet spans
+            first.clear()
             continue
         if not isinstance(e, ObservationEntry):
             continue
@@ -315,5 +331,8 @@ def dynamic_selectors(session: Session) -> dict[str, set[str]]:
             changed = smallest(changed, e.texts)  # the clock, not the header holding it
             if changed:
                 out.setdefault(e.url, set()).update(changed)
+        start = first.setdefault(e.url, e)
+        if e.time - start.time >= WATCHED_S - 0.05:  # timer jitter of the host's second look
+            watched.add(e.url)
         last[e.url] = e
-    return out
+    return out, watched
