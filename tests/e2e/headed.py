@@ -317,14 +317,17 @@ def keys(desktop: Desktop, window: str, *names: str) -> None:
     xdotool(desktop, "key", "--delay", "50", *names)
 
 
-def open_url(desktop: Desktop, window: str, url: str, *, new_tab: bool = False) -> None:
-    """What a user does: (Ctrl+T,) Ctrl+L, type the address, Enter."""
+def open_url(desktop: Desktop, window: str, url: str) -> None:
+    """What a user does in the current tab: Ctrl+L, type the address, Enter.
+
+    Delete drops what the address bar's inline autocomplete appended (a longer address from
+    history), so exactly ``url`` loads. After Ctrl+T or Ctrl+N, wait for the new tab page to
+    load first: it takes the focus when it does, and keys typed before go nowhere.
+    """
     focus_window(desktop, window)
-    if new_tab:
-        xdotool(desktop, "key", "ctrl+t")
     xdotool(desktop, "key", "ctrl+l")
     xdotool(desktop, "type", "--delay", "5", url)
-    xdotool(desktop, "key", "Return")
+    xdotool(desktop, "key", "Delete", "Return")
 
 
 def press_infobar_button(desktop: Desktop, window: str) -> None:
@@ -336,3 +339,86 @@ def press_infobar_button(desktop: Desktop, window: str) -> None:
     flag" bar); Return presses it. Measured on Debian's Chromium 156 under Xvfb.
     """
     keys(desktop, window, "ctrl+l", "F6", "F6", "Return")
+
+
+class BusUser:
+    """One bus connection as the desktop's user, with the keyboard of their browser windows.
+
+    Use inside :func:`as_user_run`. Every wait polls a condition (``until``)."""
+
+    def __init__(self, desktop: Desktop, client: Any) -> None:
+        self.desktop = desktop
+        self.client = client
+
+    async def call(self, cmd: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
+        return await self.client.request(cmd, args or {}, timeout=40)
+
+    async def tabs(self) -> list[dict[str, Any]]:
+        return (await self.call("list_tabs"))["tabs"]
+
+    async def tracked(self) -> dict[str, Any] | None:
+        return next((t for t in await self.tabs() if t["tracked"]), None)
+
+    async def until(self, what: str, check: Any, timeout: float = 20) -> Any:
+        """Poll the coroutine function ``check`` until it returns something truthy; that value."""
+        deadline = time.monotonic() + timeout
+        while True:
+            got = await check()
+            if got:
+                return got
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}; tabs: {await self.tabs()}")
+            await asyncio.sleep(0.1)
+
+    async def showing(self, url: str, timeout: float = 20) -> dict[str, Any]:
+        """Wait until the tracked tab shows ``url`` (a web page: loaded); that tab."""
+        from shotbridge.errors import CommandError
+
+        async def check() -> dict[str, Any] | None:
+            tab = await self.tracked()
+            if tab is None or tab["url"] != url:
+                return None
+            if not url.startswith("http"):
+                return tab
+            try:  # the tab's URL changes before its document is there
+                info = await self.call("page_info")
+            except CommandError:  # the previous document went away under the probe
+                return None
+            return tab if info["url"] == url and info["ready_state"] == "complete" else None
+
+        return await self.until(f"the tracked tab to show {url}", check, timeout)
+
+    async def new_tab(self, window: str, key: str = "ctrl+t") -> dict[str, Any]:
+        """Ctrl+T (or Ctrl+N): the new tab, once it is the tracked one."""
+        before = {t["id"] for t in await self.tabs()}
+        keys(self.desktop, window, key)
+
+        async def fresh() -> dict[str, Any] | None:
+            tab = await self.tracked()
+            return tab if tab is not None and tab["id"] not in before else None
+
+        return await self.until("a new tab", fresh)
+
+    async def go(self, window: str, url: str) -> dict[str, Any]:
+        """Type ``url`` into the address bar; the tracked tab once it shows it. Keys typed while
+        a new tab page is still taking the focus are lost, so a second try types it again."""
+        for attempt in (1, 2, 3):
+            open_url(self.desktop, window, url)
+            try:
+                return await self.showing(url, timeout=8 if attempt < 3 else 20)
+            except AssertionError:
+                if attempt == 3:
+                    raise
+        raise AssertionError("unreachable")
+
+
+def as_user_run(desktop: Desktop, scenario: Any) -> None:
+    """Run ``scenario(BusUser)`` on one bus connection made as the desktop's user."""
+    from shotbridge.client import BusClient
+
+    async def main() -> None:
+        async with await BusClient.connect() as client:
+            await scenario(BusUser(desktop, client))
+
+    with desktop.as_user():
+        asyncio.run(main())

@@ -12,22 +12,21 @@ module first closes it, as a user would.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
-from shotbridge.client import BusClient
 from shotbridge.errors import CommandError
 
 from tests.e2e.headed import (
+    BusUser,
     Desktop,
     HeadedChromium,
+    as_user_run,
     browser_windows,
     images_of,
     keys,
     mcp_call,
-    open_url,
     press_infobar_button,
     text_of,
 )
@@ -37,49 +36,19 @@ CANCELLED = 'The user pressed Cancel on Chrome\'s "started debugging this browse
 KEEP_ATTACHED = 60_000  # ms: the debugger (and its bar) stays while the test looks at it
 
 
-class User:
-    """The bus as the desktop's user sees it, plus the window the keyboard acts on."""
+class User(BusUser):
+    """The desktop's user on the bus, with the window their keyboard acts on."""
 
-    def __init__(self, desktop: Desktop, client: BusClient, window: str) -> None:
-        self.desktop = desktop
-        self.client = client
+    def __init__(self, desktop: Desktop, client: Any, window: str) -> None:
+        super().__init__(desktop, client)
         self.window = window
-
-    async def call(self, cmd: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
-        return await self.client.request(cmd, args or {}, timeout=40)
 
     async def height(self) -> float:
         return (await self.call("page_info"))["viewport"]["height"]
 
-    async def until(
-        self, what: str, check: Callable[[], Awaitable[Any]], timeout: float = 20
-    ) -> Any:
-        """Poll ``check`` until it returns something truthy; that value."""
-        deadline = time.monotonic() + timeout
-        while True:
-            got = await check()
-            if got:
-                return got
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out waiting for {what}")
-            await asyncio.sleep(0.1)
-
-    async def tracked(self) -> dict[str, Any]:
-        tabs = (await self.call("list_tabs"))["tabs"]
-        return next(t for t in tabs if t["tracked"])
-
     async def show(self, url: str) -> dict[str, Any]:
         """Type ``url`` into the address bar; the tracked tab once it shows the loaded page."""
-        open_url(self.desktop, self.window, url)
-
-        async def loaded() -> dict[str, Any] | None:
-            try:
-                info = await self.call("page_info")
-            except CommandError:  # the old document went away under the probe: ask again
-                return None
-            return info if info["url"] == url and info["ready_state"] == "complete" else None
-
-        return await self.until(f"{url} to load", loaded)
+        return await self.go(self.window, url)
 
     async def clicks(self) -> str:
         found = await self.call("discover", {"target": "custom", "selector": "#count"})
@@ -99,12 +68,7 @@ class User:
 
 
 def run(desktop: Desktop, window: str, scenario: Callable[[User], Awaitable[None]]) -> None:
-    async def main() -> None:
-        async with await BusClient.connect() as client:
-            await scenario(User(desktop, client, window))
-
-    with desktop.as_user():
-        asyncio.run(main())
+    as_user_run(desktop, lambda u: scenario(User(desktop, u.client, window)))
 
 
 @pytest.fixture(scope="module")
@@ -176,7 +140,7 @@ def test_cancel_on_the_bar_is_a_refusal_until_allowed_again(
 
     async def scenario(u: User) -> None:
         await u.show(page)
-        web_tab = (await u.tracked())["id"]
+        web_tab = (await u.showing(page))["id"]
         before = await u.clicks()
         await u.bar_shown(full)
 
@@ -217,7 +181,8 @@ def test_cancel_on_the_bar_is_a_refusal_until_allowed_again(
         assert await u.height() == full
 
         # The user lifts it: the popup page, Tab to "Allow debugging again", Return.
-        open_url(desktop, window, POPUP, new_tab=True)
+        await u.new_tab(window)
+        await u.go(window, POPUP)
 
         async def popup_title(want: str) -> bool:
             return any(t["title"] == want for t in (await u.call("list_tabs"))["tabs"])
@@ -228,10 +193,7 @@ def test_cancel_on_the_bar_is_a_refusal_until_allowed_again(
         await u.until("the popup to allow", lambda: popup_title("shotbridge: connected"))
         keys(desktop, window, "ctrl+w")  # back to the page
 
-        async def back() -> bool:
-            return (await u.tracked())["id"] == web_tab
-
-        await u.until("the web tab to be tracked again", back)
+        assert (await u.showing(page))["id"] == web_tab
         done = await u.call("interact", {"action": "click", "selector": "#bottom"})
         assert done["hit"]["selector"] == "#bottom"
         assert await u.clicks() != before
