@@ -224,3 +224,6 @@ def test_a_page_left_before_it_was_watched_gets_no_screenshot_assertion() -> Non
     assert "toHaveScreenshot('step-1.png'" in sampled
     # Without mask_dynamic the caller opted out of masks: every step is asserted.
     assert "toHaveScreenshot('step-1.png'" in generate_test_spec(r.session(), mask_dynamic=False)
+    # A session with no observation at all (observe off) has nothing to go by: as before.
+    blind = Rec().nav(f"{BASE}/").nav(f"{BASE}/board").session()
+    assert "toHaveScreenshot('step-2.png'" in generate_test_spec(blind)

@@ -123,6 +123,7 @@ def test_configure_recording_settings_reach_the_host() -> None:
             {
                 "mask_selectors": [],
                 "auto_screenshot": {"on_navigation": True, "on_error": True, "on_action": False},
+                "min_interval_s": 5.0,  # the server's --cooldown: auto screenshots follow it
                 "network": True,
             },
         )

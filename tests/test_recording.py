@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from shotbridge import recording
+from shotbridge import autoshot, recording
+from shotbridge.autoshot import Batch
 from shotbridge.errors import CommandError
 from shotbridge.link import ExtensionLink
 from shotbridge.recording import Recorder, publish_screenshot
@@ -29,6 +30,8 @@ class Link:
             return {"network": bool((args or {}).get("network"))}
         if cmd == "discover":
             return {"url": "http://a/", "elements": [{"selector": "#c", "text": "1"}]}
+        if cmd == "page_info":
+            return {"url": "http://a/", "ready_state": "complete"}
         raise CommandError("bad_request", cmd)
 
 
@@ -152,10 +155,16 @@ class Captures:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.taken: list[tuple[str, str | None]] = []
-        monkeypatch.setattr(recording, "SETTLE_S", {"navigation": 0, "error": 0, "action": 0})
+        self.merged: list[list[str]] = []
+        monkeypatch.setattr(autoshot, "QUIET_S", 0.02)
 
-        async def capture(rec: Recorder, trigger: str, action_id: str | None) -> None:
+        async def capture(
+            rec: Recorder, trigger: str, action_id: str | None, batch: Batch | None = None
+        ) -> None:
             self.taken.append((trigger, action_id))
+            self.merged.append(
+                [f"{t.trigger}:{t.action_id}" for t in batch.triggers] if batch else []
+            )
 
         monkeypatch.setattr(Recorder, "capture", capture)
 
@@ -177,7 +186,7 @@ def test_auto_capture_defaults_to_errors_only(monkeypatch: pytest.MonkeyPatch) -
     asyncio.run(main())
 
 
-def test_auto_capture_rate_limit_coalesces_to_the_latest(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_auto_capture_cooldown_merges_triggers(monkeypatch: pytest.MonkeyPatch) -> None:
     cap = Captures(monkeypatch)
 
     async def main() -> None:
@@ -194,7 +203,8 @@ def test_auto_capture_rate_limit_coalesces_to_the_latest(monkeypatch: pytest.Mon
         await asyncio.sleep(0.1)
         assert len(cap.taken) == 1  # cooling down
         await asyncio.sleep(0.35)
-        assert cap.taken == [("action", "a1"), ("action", "a3")]
+        assert cap.taken == [("action", "a1"), ("action", "a3")]  # the latest leads the record
+        assert cap.merged == [["action:a1"], ["action:a2", "action:a3"]]  # and names them all
 
     asyncio.run(main())
 

@@ -23,7 +23,7 @@ from pydantic import Field
 
 from shotbridge import paths
 from shotbridge.protocol import Model
-from shotbridge.timeline import Trigger
+from shotbridge.timeline import Trigger, TriggerNote
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +40,7 @@ class ShotMeta(Model):
     title: str = ""
     trigger: Trigger = "explicit"
     action_id: str | None = None
+    triggers: list[TriggerNote] = Field(default_factory=list)  # automatic: the merged triggers
     bytes: int = 0  # the JPEG's size
     width: int = 0
     height: int = 0

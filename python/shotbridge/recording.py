@@ -5,9 +5,10 @@ The :class:`Recorder` listens to the extension's events (``nav``, ``action``, ``
 commands ``timeline``, ``screenshots``, ``screenshot_get`` and ``record_config``.
 
 Automatic capture (``auto_screenshot``): after a completed navigation, a page error or a user
-action, a screenshot is taken once the page had a moment to paint; at most one per
-``min_interval_s`` (5 s). A trigger that comes during the cooldown is not dropped: the latest one
-is taken when the cooldown ends, so a burst of actions costs one screenshot showing their result.
+action, a screenshot is taken once the cooldown (``min_interval_s``) has passed and the page has
+settled (loaded, and no load, request or trigger for about 1 s; at most 3 s of waiting). Triggers
+that come while one waits are merged into it, and its record lists them (``triggers``). The rules
+live in :mod:`shotbridge.autoshot`.
 
 Observations (for ``mask_dynamic``): the page's visible texts (``discover all_visible``) are noted
 with every screenshot and twice after each completed navigation (right away and a second later).
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from shotbridge import buffer
+from shotbridge.autoshot import Batch, Scheduler
 from shotbridge.buffer import ScreenshotBuffer, ShotMeta
 from shotbridge.errors import CommandError
 from shotbridge.protocol import ErrorCode, Model
@@ -34,10 +36,12 @@ from shotbridge.timeline import (
     ActionEntry,
     ErrorEntry,
     NavEntry,
+    NetworkEntry,
     ObservationEntry,
     ShotEntry,
     Timeline,
     Trigger,
+    TriggerNote,
 )
 
 if TYPE_CHECKING:  # screenshot imports this module (publish_screenshot) at load time
@@ -45,7 +49,7 @@ if TYPE_CHECKING:  # screenshot imports this module (publish_screenshot) at load
 
 log = logging.getLogger(__name__)
 
-SETTLE_S = {"navigation": 0.3, "error": 0.3, "action": 0.5}
+SETTLE_S = {"navigation": 0.3}  # the first observation after a load
 SECOND_LOOK_S = 1.0  # the second observation after a navigation
 OBSERVE_MAX = 100
 AUTO_TIMEOUT_MS = 10_000
@@ -111,9 +115,9 @@ class Recorder:
         self.buffer = ScreenshotBuffer()
         self.config = RecordConfig()
         self.clock = clock
-        self._last_auto: float | None = None
-        self._pending: tuple[Trigger, str | None] | None = None
-        self._pending_task: asyncio.Task[None] | None = None
+        self.auto = Scheduler(
+            self._capture_batch, self._loaded, lambda: self.config.min_interval_s, clock=clock
+        )
         self._tasks: set[asyncio.Task[Any]] = set()
         self._nav_done = 0
 
@@ -130,6 +134,8 @@ class Recorder:
         entry = self.timeline.from_event(name, data)
         if entry is None:
             return
+        if isinstance(entry, NetworkEntry) or (isinstance(entry, NavEntry) and not entry.complete):
+            self.auto.activity()  # the page is not quiet yet: a waiting screenshot waits on
         if isinstance(entry, NavEntry):
             if entry.complete and entry.seq != self._nav_done:  # once per load
                 self._nav_done = entry.seq
@@ -160,6 +166,7 @@ class Recorder:
         if trigger not in ("navigation", "action", "error", "explicit"):
             trigger = "explicit"
         action_id = raw_args.get("action_id") or self._last_action_id()
+        merged = [TriggerNote.model_validate(t) for t in raw_args.get("triggers") or []]
         meta = ShotMeta(
             id=int(part["screenshot_id"]),
             url=str(result.get("url") or ""),
@@ -168,6 +175,7 @@ class Recorder:
             action_id=action_id,
             width=int(part.get("width") or 0),
             height=int(part.get("height") or 0),
+            triggers=merged,
         )
         jpeg = bytes(part.get("jpeg") or b"")
         self.buffer.add(meta, jpeg, bytes(part.get("thumbnail") or b""))
@@ -182,6 +190,8 @@ class Recorder:
                 bytes=meta.bytes,
                 width=meta.width,
                 height=meta.height,
+                triggers=merged,
+                settled=raw_args.get("settled") if merged else None,
             )
         )
         if self.config.observe:
@@ -235,36 +245,36 @@ class Recorder:
         )
 
     def _auto(self, trigger: Trigger, action_id: str | None) -> None:
-        self._pending = (trigger, action_id)  # the latest trigger wins
-        if self._pending_task is None or self._pending_task.done():
-            self._pending_task = self._spawn(self._run_auto(SETTLE_S[trigger]))
+        if self.auto.add(trigger, action_id):
+            self._spawn(self.auto.run())
 
-    async def _run_auto(self, settle: float) -> None:
-        await asyncio.sleep(settle)
-        while self._pending is not None:  # triggers that came during a capture or cooldown
-            wait = self._cooldown_left()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            trigger, action_id = self._pending
-            self._pending = None
-            self._last_auto = self.clock()
-            await self.capture(trigger, action_id)
+    async def _loaded(self) -> bool:
+        """Whether the tracked page finished loading (a page mid-navigation has not)."""
+        try:
+            info = await self.link.request("page_info", {}, timeout=5)
+        except Exception as exc:
+            log.debug("page_info while settling: %s", exc)
+            return False
+        return info.get("ready_state") == "complete"
 
-    def _cooldown_left(self) -> float:
-        if self._last_auto is None:
-            return 0.0
-        return max(0.0, self._last_auto + self.config.min_interval_s - self.clock())
+    async def _capture_batch(self, batch: Batch) -> None:
+        await self.capture(batch.latest.trigger, batch.latest.action_id, batch)
 
-    async def capture(self, trigger: Trigger, action_id: str | None) -> dict[str, Any] | None:
+    async def capture(
+        self, trigger: Trigger, action_id: str | None, batch: Batch | None = None
+    ) -> dict[str, Any] | None:
         """One automatic screenshot through the host's own pipeline (so it lands in the buffer)."""
         from shotbridge import screenshot  # lazy: the core loads only where pixels are handled
 
-        args = {
+        args: dict[str, Any] = {
             "mask_selectors": list(self.config.mask_selectors),
             "timeout_ms": AUTO_TIMEOUT_MS,
             "trigger": trigger,
             "action_id": action_id,
         }
+        if batch is not None:
+            args["triggers"] = [t.model_dump() for t in batch.triggers]
+            args["settled"] = batch.settled
         try:
             return await screenshot.take(self.link, args, self.shots)
         except Exception as exc:

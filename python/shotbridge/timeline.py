@@ -120,14 +120,26 @@ class NetworkEntry(_Entry):
     trusted: bool = False  # seen by the page's fetch/XHR hook: what the page reported
 
 
+class TriggerNote(Model):
+    """One reason for an automatic screenshot (several may be merged into one)."""
+
+    trigger: Trigger
+    action_id: str | None = None
+    time: float = 0.0  # epoch seconds
+
+
 class ShotEntry(_Entry):
     type: Literal["screenshot"] = "screenshot"
     screenshot_id: int
-    trigger: Trigger = "explicit"
+    trigger: Trigger = "explicit"  # an automatic one: the latest of ``triggers``
     action_id: str | None = None
     bytes: int = 0
     width: int = 0
     height: int = 0
+    # Automatic screenshots: every trigger merged into this one, in order, and whether the page
+    # had settled (False: taken when the wait ran out on a page that kept moving).
+    triggers: list[TriggerNote] = Field(default_factory=list)
+    settled: bool | None = None
 
 
 class ObservationEntry(_Entry):

@@ -28,6 +28,7 @@ from shotbridge.generate.steps import (
     failing_step,
     watched_pages,
 )
+from shotbridge.timeline import ObservationEntry
 
 MAX_DIFF_PIXELS = 100
 # Per-pixel colour tolerance (pixelmatch YIQ, 0..1). Playwright's default 0.2 lets a header go
@@ -281,7 +282,8 @@ def generate_test_spec(
     ``writes`` re-sends the session's writes before the failing step (a backend reset between
     runs only), ``none``. ``sampled_dynamic``: what a live sampling of the page saw move, per URL
     (a sampled URL with nothing moving maps to an empty set). With ``mask_dynamic``, a page that
-    was neither sampled nor observed quietly for ``steps.WATCHED_S`` gets no screenshot assertion.
+    was neither sampled nor observed quietly for ``steps.WATCHED_S`` gets no screenshot assertion
+    (unless the session holds no observation at all: then every step is asserted, as before).
     """
     steps = build_steps(session)
     failing = failing_step(steps)
@@ -291,6 +293,8 @@ def generate_test_spec(
     if mask_dynamic:
         dynamic = dynamic_selectors(session)
         watched = watched_pages(session) | set(sampled_dynamic or {})
+        if not watched and not session.of(ObservationEntry):
+            watched = None  # nothing was ever looked at (observe off): assert every step
         for url, sels in (sampled_dynamic or {}).items():
             dynamic.setdefault(url, set()).update(sels)
     errors = recorded_errors(steps)

@@ -32,6 +32,7 @@ async def push(state: ServerState, settings: dict[str, Any]) -> dict[str, Any] |
         return None
     if required:
         args["auto_screenshot"] = dict(s.auto_screenshot)
+        args["min_interval_s"] = state.budget.cooldown  # the host's auto screenshots follow it
         if "network" in settings:
             args["network"] = s.network
     try:
