@@ -15,6 +15,11 @@ export const CANCELLED_MESSAGE = 'The user pressed Cancel on Chrome\'s "started 
   'Plain screenshots of the visible tab still work.';
 
 const PROTOCOL_VERSION = '1.3';
+// Chrome keeps its bar up this long after the extension's last session detaches
+// (ExtensionDevToolsInfoBarDelegate::kAutoCloseDelay); an attach before then shows no new bar.
+const BAR_LINGER_MS = 5000;
+/** Date.now() until which the bar of an earlier session may still be up. */
+let barUntil = 0;
 
 /**
  * @typedef {{attached: Promise<void>, users: number, idleTimer: ReturnType<typeof setTimeout> | null, gone: boolean}} Session
@@ -35,6 +40,8 @@ export function installListeners() {
     s.gone = true;
     if (s.idleTimer) clearTimeout(s.idleTimer);
     sessions.delete(source.tabId);
+    if (reason === 'canceled_by_user') barUntil = 0; // the bar is gone at once
+    else lingerBar();
   });
   // A restarted service worker forgets its sessions but Chrome keeps them attached; release them
   // (detach fails harmlessly for sessions that belong to someone else).
@@ -71,6 +78,11 @@ export function isAttached(tabId) {
   return !!s && !s.gone;
 }
 
+/** The last session went: Chrome keeps the bar BAR_LINGER_MS longer. */
+function lingerBar() {
+  if (sessions.size === 0) barUntil = Date.now() + BAR_LINGER_MS;
+}
+
 /**
  * @param {number} tabId
  * @param {Session} s
@@ -81,12 +93,16 @@ function detachLater(tabId, s, idleMs) {
   s.idleTimer = setTimeout(() => {
     if (s.users > 0 || sessions.get(tabId) !== s) return;
     sessions.delete(tabId);
+    lingerBar();
     chrome.debugger.detach({ tabId }).catch(() => {}); // tab may be gone already
   }, Math.max(0, idleMs));
 }
 
 /**
- * @typedef {{send: (method: string, params?: object) => Promise<any>, attachMs: number, reused: boolean}} DebuggerHandle
+ * `newBar`: this attach made Chrome show its "started debugging this browser" bar (no session of
+ * ours was attached and none detached within BAR_LINGER_MS); in a headed window it shrinks the
+ * viewport some 100-300 ms later.
+ * @typedef {{send: (method: string, params?: object) => Promise<any>, attachMs: number, reused: boolean, newBar: boolean}} DebuggerHandle
  */
 
 /**
@@ -104,6 +120,7 @@ export async function withDebugger(tabId, opts, fn) {
   if (status.current().debugging_cancelled) throw new ShotError(Code.DEBUGGER_UNAVAILABLE, CANCELLED_MESSAGE);
   let s = sessions.get(tabId);
   const reused = !!s;
+  const newBar = !s && sessions.size === 0 && Date.now() >= barUntil;
   if (!s) {
     const created = /** @type {Session} */ ({ attached: attach(tabId), users: 0, idleTimer: null, gone: false });
     s = created;
@@ -123,6 +140,7 @@ export async function withDebugger(tabId, opts, fn) {
     const handle = {
       attachMs,
       reused,
+      newBar,
       send: async (method, params) => {
         if (session.gone) throw new ShotError(Code.DEBUGGER_UNAVAILABLE, 'chrome.debugger was detached from the tab.');
         try {

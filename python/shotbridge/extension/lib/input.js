@@ -10,7 +10,7 @@ import { elementAtDeep, inFocusedFrame, locateDeep, pointOnDeep } from './frames
 import { withDebugger } from './debugger.js';
 import { targetTab } from './tabs.js';
 import { MODIFIER_BITS, keyPressEvents, modifierName } from './keys.js';
-import { viewportChange } from './viewport.js';
+import { HEADLESS, awaitBar, viewportChange } from './viewport.js';
 import * as dialogs from './dialogs.js';
 
 /**
@@ -370,9 +370,18 @@ export async function input(ctx) {
     const acted = withDebugger(tabId, { idleMs: a.debugger_idle_ms, cancelled: ctx.cancelled, failCode: Code.INTERNAL }, async (dbg) => {
       if (!dbg.reused && !relabel && a.expect_viewport !== null && a.x !== null) {
         // A fresh attach shows Chrome's debugging bar in a headed window, which shrinks the
-        // viewport a frame or two later: look again before aiming at a pixel.
+        // viewport 100-300 ms later: wait for it when this attach brought a new bar, else
+        // look again after a frame, before aiming at a pixel.
         ctx.step = 'checking the viewport after attaching';
-        await ctx.guard(within(callPage(tabId, 'nextPaint', { max_ms: 200 }), 400, null));
+        if (dbg.newBar && !HEADLESS) {
+          const read = async () => {
+            const state = await page(tabId, 'pageState', null).catch(() => null);
+            return state?.viewport ? viewportOf(state) : null;
+          };
+          await ctx.guard(awaitBar(read, viewportOf(before)));
+        } else {
+          await ctx.guard(within(callPage(tabId, 'nextPaint', { max_ms: 200 }), 400, null));
+        }
         const now = await page(tabId, 'pageState', null);
         if (checkViewport(a, now)) {
           target = await aim(tabId, { ...a, x: null, y: null, selector: a.expect_selector }, now);

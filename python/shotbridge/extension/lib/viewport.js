@@ -21,3 +21,31 @@ export function viewportChange(expected, now) {
       : 'the window was resized';
   return `${fmt(expected)} → ${fmt(now)}: ${why}`;
 }
+
+/** Headless Chrome shows no infobars, so no debugging bar ever changes its viewport. */
+export const HEADLESS = typeof navigator !== 'undefined' && /HeadlessChrome/.test(navigator.userAgent);
+
+/** How long to wait for a new debugging bar to reach the page (measured 100-300 ms; see below). */
+export const BAR_WAIT_MS = 1000;
+
+/**
+ * Wait for Chrome's debugging bar after an attach that showed it. The bar shrinks the viewport
+ * some 100-300 ms after the attach (measured on Chromium 156 under Xvfb: a click sent right after
+ * attaching reached the page only 60-150 ms before the resize), so a pixel aimed before then can
+ * land in a layout that is moving. Polls `read` until the viewport differs from `before`, or
+ * `maxMs` passed (another infobar in front keeps the bar from showing: nothing changes).
+ * @param {() => Promise<Viewport | null>} read the viewport now (null: could not tell)
+ * @param {Viewport} before the viewport before attaching
+ * @param {number} [maxMs]
+ * @param {number} [stepMs]
+ * @returns {Promise<boolean>} whether the viewport changed
+ */
+export async function awaitBar(read, before, maxMs = BAR_WAIT_MS, stepMs = 25) {
+  const end = Date.now() + maxMs;
+  for (;;) {
+    const now = await read();
+    if (now && viewportChange(before, now) !== null) return true;
+    if (Date.now() >= end) return false;
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
