@@ -85,7 +85,7 @@ async function pageWatch(ctx) {
   for (;;) {
     await new Promise((r) => setTimeout(r, dialogs.STALL_MS));
     if (ctx.done) return never;
-    const why = await dialogs.diagnose(tabId, ctx.cancelled);
+    const why = await dialogs.diagnose(tabId);
     if (ctx.done) return never;
     if (why && 'dialog' in why) throw dialogs.dialogError(why.dialog);
     if (why && 'busy' in why) throw dialogs.busyError(tabId);

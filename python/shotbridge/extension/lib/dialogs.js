@@ -146,9 +146,9 @@ export function dialogError(d) {
 export function busyError(tabId) {
   return new ShotError(Code.PAGE_BUSY,
     `The page in tab ${tabId} is busy: its main thread has not answered for ${(STALL_MS + ANSWER_MS) / 1000} s ` +
-    '(a long-running or endless script). Navigate elsewhere (interact action="navigate" works on a busy ' +
-    'page: shotbridge ends the stuck renderer first), reload it (navigation="reload"), or open a new tab ' +
-    '(new_tab=true).');
+    '(a long-running or endless script, or a dialog that opened while shotbridge was not attached). ' +
+    'Navigate elsewhere or reload (interact action="navigate" works on a busy page: shotbridge ends the ' +
+    'stuck renderer, or puts a new tab in its place), or open a new tab (new_tab=true).');
 }
 
 /** @param {number} ms */
@@ -170,29 +170,21 @@ export async function answers(tabId, ms = ANSWER_MS) {
 /**
  * Why a tab's page does not answer: a dialog, a busy main thread, or nothing (it answers now).
  * @param {number} tabId
- * @param {Promise<never>} cancelled
  * @returns {Promise<{dialog: DialogInfo} | {busy: true} | null>}
  */
-export async function diagnose(tabId, cancelled) {
+export async function diagnose(tabId) {
   const known = open.get(tabId);
   if (known && isAttached(tabId)) return { dialog: known };
   if (await answers(tabId)) {
     open.delete(tabId); // closed while nobody was attached to hear it
     return null;
   }
-  // Attaching runs Page.enable; a dialog already open is reported then.
-  try {
-    await withDebugger(tabId, { idleMs: 2000, cancelled }, async () => {
-      const w = whenOpen(tabId);
-      await Promise.race([w.promise, sleep(300)]);
-      w.cancel();
-    });
-  } catch (e) {
-    console.info('[shotbridge] diagnose could not attach:', messageOf(e));
-  }
+  // A dialog heard while the ping waited names the cause. Attaching now would not help (measured:
+  // Page.enable does not re-report a dialog that opened before it, Page.handleJavaScriptDialog
+  // answers "No dialog is showing" for it, and a Page.enable sent to a stuck page holds back later
+  // commands such as the Page.crash that navigate uses to get out).
   const d = open.get(tabId);
   if (d) return { dialog: d };
-  if (await answers(tabId, 300)) return null;
   return { busy: true };
 }
 

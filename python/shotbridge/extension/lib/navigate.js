@@ -2,7 +2,7 @@
 
 import { Code, ShotError, messageOf } from './errors.js';
 import { resolveTab, tabInfo, track, trackedTabId } from './tabs.js';
-import { withDebugger } from './debugger.js';
+import { detachNow, isAttached, withDebugger } from './debugger.js';
 import * as dialogs from './dialogs.js';
 
 /** @param {number} ms */
@@ -108,17 +108,25 @@ export async function navigate(ctx) {
     throw new ShotError(Code.BAD_REQUEST, 'keep_beforeunload must be true or false');
   }
   const tab = await resolveTab(args.tab_id);
-  const id = /** @type {number} */ (tab.id);
-  ctx.watchTab(id);
+  ctx.watchTab(/** @type {number} */ (tab.id));
+  /** @type {string[]} */
+  const notes = [];
+  // A page that does not answer is dealt with first; it may take a new tab (a new renderer).
+  const id = await unblock(ctx, tab, notes);
+  const replaced = id !== tab.id;
+  if (replaced && (action === 'back' || action === 'forward')) {
+    throw new ShotError(Code.NAVIGATION_FAILED, `${notes.join(' ')} Its history went with it: navigate to a url instead.`);
+  }
+  const target = action === 'goto' ? url : replaced && action === 'reload' ? (tab.url || null) : null;
   const run = {
     goto: () => chrome.tabs.update(id, { url: /** @type {string} */ (url) }),
     back: () => historyStep(id, -1, () => chrome.tabs.goBack(id)),
     forward: () => historyStep(id, 1, () => chrome.tabs.goForward(id)),
-    reload: () => chrome.tabs.reload(id),
+    reload: () => (replaced ? chrome.tabs.update(id, { url: /** @type {string} */ (target) }) : chrome.tabs.reload(id)),
   }[/** @type {'goto' | 'back' | 'forward' | 'reload'} */ (action)];
-  return listening(ctx, id, !!args.keep_beforeunload, async (notes) => {
-    await unblock(ctx, id, notes);
-    return load(ctx, id, action === 'goto' ? url : null, run, false, notes);
+  return listening(ctx, id, !!args.keep_beforeunload, async (more) => {
+    more.unshift(...notes);
+    return load(ctx, id, target, run, false, more);
   });
 }
 
@@ -150,25 +158,50 @@ async function listening(ctx, tabId, keep, fn) {
 /**
  * Before leaving a page: a page that does not answer cannot be left in place (Chrome waits for
  * its renderer to unload it, and a same-site URL reuses that renderer). A dialog Chrome reported
- * is dismissed; a busy main thread (or a dialog opened while nobody listened) has its renderer
- * ended with Page.crash, so the navigation gets a new one.
+ * is dismissed. A busy main thread (or a dialog opened while nobody listened) has its renderer
+ * ended with Page.crash when a debugger session attached before it got stuck is at hand; else
+ * (measured: a session attached to a stuck renderer never reaches it, so Page.crash does nothing,
+ * and Chrome waits on that renderer for any navigation of the tab) the tab is replaced by a new
+ * one in its place, which becomes the tracked tab.
  * @param {import('./context.js').CommandContext} ctx
- * @param {number} tabId
+ * @param {chrome.tabs.Tab} tab
  * @param {string[]} notes
+ * @returns {Promise<number>} the tab to navigate: `tab`, or the one that replaced it
  */
-async function unblock(ctx, tabId, notes) {
+async function unblock(ctx, tab, notes) {
+  const tabId = /** @type {number} */ (tab.id);
   const open = dialogs.current(tabId);
   if (open && open.type !== 'beforeunload') {
     await dialogs.answer(tabId, { accept: false }, ctx.cancelled).catch(() => null);
     notes.push(`Dismissed the ${open.type} dialog ${JSON.stringify(open.message)} to leave the page.`);
   }
-  if (await dialogs.answers(tabId, 800)) return;
-  ctx.step = 'ending the renderer of a page that does not answer';
-  // Page.crash never answers (its renderer is gone); the tab shows the crash page at once.
-  await withDebugger(tabId, { idleMs: 2000, cancelled: ctx.cancelled },
-    (dbg) => Promise.race([dbg.send('Page.crash').catch(() => {}), sleep(500)]));
-  notes.push('The page was not answering (an endless script, or a dialog opened while shotbridge was not attached); ' +
-    'shotbridge ended its renderer (Page.crash) so the navigation could proceed.');
+  if (await dialogs.answers(tabId, 800)) return tabId;
+  const why = `Tab ${tabId} was not answering (an endless script, or a dialog opened while shotbridge was not attached)`;
+  if (isAttached(tabId)) {
+    ctx.step = 'ending the renderer of a page that does not answer (Page.crash)';
+    // Page.crash never answers (its renderer is gone); a crashed tab refuses scripts at once.
+    await withDebugger(tabId, { idleMs: 0, cancelled: ctx.cancelled },
+      (dbg) => Promise.race([dbg.send('Page.crash').catch(() => {}), sleep(300)])).catch(() => {});
+    for (let i = 0; i < 3; i++) {
+      if (await dialogs.answers(tabId, 250)) {
+        notes.push(`${why}; shotbridge ended its renderer (Page.crash) so the navigation could proceed.`);
+        return tabId;
+      }
+    }
+  }
+  ctx.step = 'replacing a tab that does not answer';
+  await detachNow(tabId);
+  const tracked = (await trackedTabId()) === tabId;
+  const fresh = await chrome.tabs.create({ windowId: tab.windowId, index: tab.index + 1, active: tab.active, url: 'about:blank' });
+  const freshId = /** @type {number} */ (fresh.id);
+  ctx.watched.delete(tabId);
+  ctx.watchTab(freshId);
+  if (tracked || ctx.args.tab_id === undefined || ctx.args.tab_id === null) await track(freshId);
+  // Closing does not wait on the stuck renderer for long (Chrome ends it).
+  await Promise.race([chrome.tabs.remove(tabId).catch(() => {}), sleep(2000)]);
+  notes.push(`${why}; shotbridge closed it and opened tab ${freshId} in its place (a new renderer), ` +
+    `which is the tracked tab now.`);
+  return freshId;
 }
 
 /**
