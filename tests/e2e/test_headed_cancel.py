@@ -87,13 +87,19 @@ def bare(desktop: Desktop, headed: HeadedChromium) -> Iterator[tuple[str, float]
 
     async def close_flags_bar(u: User) -> None:
         before = await u.height()
-        press_infobar_button(desktop, window)  # the --no-sandbox bar's close button
 
         async def grown() -> float | None:
             h = await u.height()
             return h if h > before else None
 
-        result.append(await u.until("the --no-sandbox bar to close", grown))
+        for attempt in (1, 2, 3):  # a key sent while the window is still settling may be lost
+            press_infobar_button(desktop, window)  # the --no-sandbox bar's close button
+            try:
+                result.append(await u.until("the --no-sandbox bar to close", grown, timeout=5))
+                return
+            except AssertionError:
+                if attempt == 3:
+                    raise
 
     run(desktop, window, close_flags_bar)
     yield window, result[0]
