@@ -266,3 +266,111 @@ def test_observe_page_include_offscreen_lists_elements() -> None:
 
     h.run(scenario)
     assert h.sent("discover")[0]["include_offscreen"] is True
+
+
+# ---- issue 12: JavaScript dialogs ---------------------------------------------------------------
+
+CONFIRM = {"type": "confirm", "message": "Leave site?", "default_prompt": "", "url": "http://a/"}
+
+
+def answered(args: dict[str, Any]) -> dict[str, Any]:
+    if args["action"] != "dialog":
+        return acted(args)
+    prompt = args.get("prompt_text") if args["accept"] else None
+    return {
+        "action": "dialog",
+        "accepted": args["accept"],
+        "dialog": {**CONFIRM, "type": "prompt"} if "prompt_text" in args else CONFIRM,
+        "prompt_text": prompt,
+        "url": "http://a/",
+        "title": "A",
+        "notes": [],
+    }
+
+
+def test_dialog_action_goes_to_the_host_and_says_what_it_answered() -> None:
+    h = Harness(interact=answered)
+
+    async def scenario(c: mcp.Client) -> None:
+        r = await c.call_tool("interact", {"action": "dialog", "accept": False})
+        assert not r.is_error
+        assert texts(r)[0].startswith('Dismissed the confirm dialog "Leave site?".')
+        r = await c.call_tool(
+            "interact", {"action": "dialog", "accept": True, "prompt_text": "Grace"}
+        )
+        assert 'The prompt returned "Grace".' in texts(r)[0]
+
+    h.run(scenario)
+    sent = h.sent("interact")
+    assert sent[0] == {"action": "dialog", "accept": False, "timeout_ms": 15_000}
+    assert sent[1]["prompt_text"] == "Grace" and sent[1]["accept"] is True
+
+
+def test_dialog_argument_errors_name_the_field() -> None:
+    h = Harness(interact=answered)
+
+    async def scenario(c: mcp.Client) -> None:
+        r = await c.call_tool("interact", {"action": "dialog"})
+        assert r.is_error and "needs accept" in texts(r)[0]
+        r = await c.call_tool("interact", {"action": "dialog", "accept": False, "prompt_text": "x"})
+        assert r.is_error and "pass accept=true" in texts(r)[0]
+        r = await c.call_tool("interact", {"action": "click", "selector": "#a", "accept": True})
+        assert r.is_error and 'belong to action="dialog"' in texts(r)[0]
+
+    h.run(scenario)
+    assert h.sent("interact") == []
+
+
+def test_dialog_and_busy_errors_reach_the_model_verbatim() -> None:
+    from shotbridge.errors import DialogOpenError, NoDialogError, command_error
+
+    note = "The page shows a confirm dialog: 'Leave site?' — it blocks the page until answered"
+    assert isinstance(command_error("dialog_open", note), DialogOpenError)
+    h = Harness(
+        interact=command_error("no_dialog", "No JavaScript dialog is open in tab 7."),
+        screenshot=command_error("dialog_open", note),
+    )
+
+    async def scenario(c: mcp.Client) -> None:
+        r = await c.call_tool("interact", {"action": "dialog", "accept": True})
+        assert r.is_error and "No JavaScript dialog is open in tab 7." in texts(r)[0]
+        r = await c.call_tool("capture_screenshot", {})
+        assert r.is_error and note in texts(r)[0]
+        assert "may still be loading" not in texts(r)[0]
+
+    h.run(scenario)
+    assert isinstance(command_error("no_dialog", "x"), NoDialogError)
+
+
+def test_navigate_forwards_keep_beforeunload_and_shows_its_notes() -> None:
+    note = "The page shows a beforeunload dialog: '' — it blocks the page until answered"
+
+    def held(args: dict[str, Any]) -> dict[str, Any]:
+        tab = {"id": 7, "url": "http://a/", "title": "A", "tracked": True}
+        return {"tab": tab, "dialog": {**CONFIRM, "type": "beforeunload"}, "notes": [note]}
+
+    h = Harness(navigate=held)
+
+    async def scenario(c: mcp.Client) -> None:
+        r = await c.call_tool(
+            "interact", {"action": "navigate", "url": "http://b/", "keep_beforeunload": True}
+        )
+        assert not r.is_error
+        first, second = texts(r)[0].splitlines()
+        assert first == 'Navigated to http://a/ "A" (tab 7).' and second == note
+
+    h.run(scenario)
+    [sent] = h.sent("navigate")
+    assert sent["keep_beforeunload"] is True
+
+
+def test_host_interact_args_check_dialog_fields() -> None:
+    import pytest
+    from shotbridge.errors import CommandError
+    from shotbridge.interact import InteractArgs, check_action
+
+    with pytest.raises(CommandError, match="dialog needs accept"):
+        check_action(InteractArgs.model_validate({"action": "dialog"}))
+    with pytest.raises(CommandError, match='belong to action="dialog"'):
+        check_action(InteractArgs.model_validate({"action": "hover", "selector": "a", "accept": 1}))
+    check_action(InteractArgs.model_validate({"action": "dialog", "accept": True}))

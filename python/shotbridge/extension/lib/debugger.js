@@ -56,7 +56,7 @@ export function installListeners() {
  * @param {number} tabId
  * @returns {Promise<void>}
  */
-async function attach(tabId, pageEvents = true) {
+async function attach(tabId) {
   try {
     await chrome.debugger.attach({ tabId }, PROTOCOL_VERSION);
   } catch (e) {
@@ -65,7 +65,6 @@ async function attach(tabId, pageEvents = true) {
   }
   // Page events carry JavaScript dialogs (dialogs.js). Not awaited to the end: a page blocked by
   // a dialog or an endless script may hold the renderer's half of the answer back.
-  if (!pageEvents) return;
   const enabled = chrome.debugger.sendCommand({ tabId }, 'Page.enable').catch(() => {});
   await Promise.race([enabled, new Promise((r) => setTimeout(r, 300))]);
 }
@@ -125,11 +124,9 @@ function detachLater(tabId, s, idleMs) {
  * Run `fn` with the debugger attached to `tabId`.
  * @template T
  * @param {number} tabId
- * @param {{idleMs: number, cancelled: Promise<never>, failCode?: string, noPageEvents?: boolean}} opts `cancelled` ends the
+ * @param {{idleMs: number, cancelled: Promise<never>, failCode?: string}} opts `cancelled` ends the
  *   wait early so the session is released on timeout even if Chrome never answers; `failCode` is
- *   the error code of a failed CDP command (default capture_failed, the first user);
- *   `noPageEvents` attaches without Page.enable (measured: a Page.enable sent while the page's
- *   main thread is stuck holds back every later command of that renderer, even Page.crash)
+ *   the error code of a failed CDP command (default capture_failed, the first user)
  * @param {(dbg: DebuggerHandle) => Promise<T>} fn
  * @returns {Promise<T>}
  */
@@ -140,7 +137,7 @@ export async function withDebugger(tabId, opts, fn) {
   const reused = !!s;
   const newBar = !s && sessions.size === 0 && Date.now() >= barUntil;
   if (!s) {
-    const created = /** @type {Session} */ ({ attached: attach(tabId, !opts.noPageEvents), users: 0, idleTimer: null, gone: false });
+    const created = /** @type {Session} */ ({ attached: attach(tabId), users: 0, idleTimer: null, gone: false });
     s = created;
     sessions.set(tabId, created);
     created.attached.catch(() => {
