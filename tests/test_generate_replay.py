@@ -162,3 +162,11 @@ def test_seed_mode_posts_what_existed_before_never_the_sessions_writes() -> None
 def test_steps_know_their_origin_from_the_recorded_entries() -> None:
     a = ActionEntry(kind="click", origin="user")
     assert a.origin == "user"
+
+
+def test_canvas_clicks_keep_the_recorded_fraction_of_a_pixel() -> None:
+    # A canvas at a fractional offset: rounding 38.44 to 38 replayed the click a pixel off.
+    r = Rec().nav("http://127.0.0.1:8000/")
+    r.act("click", target=target(selector="#pad", tag="canvas"), position={"x": 59.5, "y": 38.44})
+    code = generate_test_spec(r.session(), assert_visual=False)
+    assert "await page.locator('#pad').click({ position: { x: 59.5, y: 38.44 } });" in code

@@ -84,7 +84,8 @@ def action_lines(step: Step, page: str = "page") -> list[str]:
 
 
 def _num(v: float) -> str:
-    return str(int(v)) if float(v).is_integer() else f"{float(v):.1f}"
+    """A coordinate as the recorder measured it (to 0.01 px): rounding moved clicks a pixel."""
+    return f"{float(v):.2f}".rstrip("0").rstrip(".")
 
 
 def _viewport(session: Session) -> dict[str, int] | None:

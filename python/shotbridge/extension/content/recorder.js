@@ -207,8 +207,11 @@
     const checkable = el.localName === 'input' && (input.type === 'checkbox' || input.type === 'radio');
     // detail 0: a click the browser made up (Enter's implicit submit); position: where in the
     // element it landed, so a canvas/map click replays at the same spot.
+    // Padding box, as Playwright's; to 0.01 px: a box at a fractional offset rounded to whole px
+    // replayed one pixel off (offsetY 38 instead of 39).
     const box = el.getBoundingClientRect();
-    const position = { x: Math.round(e.clientX - box.left - el.clientLeft), y: Math.round(e.clientY - box.top - el.clientTop) }; // padding box, as Playwright's
+    const at = (/** @type {number} */ v) => Math.round(v * 100) / 100;
+    const position = { x: at(e.clientX - box.left - el.clientLeft), y: at(e.clientY - box.top - el.clientTop) };
     record('click', el, { ...(checkable ? { checked: input.checked } : {}), detail: e.detail, position });
   }, true);
 
