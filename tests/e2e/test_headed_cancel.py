@@ -33,6 +33,7 @@ from tests.e2e.headed import (
 
 POPUP = "chrome-extension://lgpadcfmcnglbejkodbbdfcnfnaffoae/popup/popup.html"
 CANCELLED = 'The user pressed Cancel on Chrome\'s "started debugging this browser" bar'
+POPUP_CANCELLED = "shotbridge: connected, debugging cancelled"  # the popup's title then
 KEEP_ATTACHED = 60_000  # ms: the debugger (and its bar) stays while the test looks at it
 
 
@@ -61,6 +62,28 @@ class User(BusUser):
             return await self.height() == full
 
         await self.until("the debugging bar to close", gone)
+
+    async def popup_says(self, title: str) -> None:
+        """Open the popup page in a new tab (Ctrl+T, its address) and wait for its state."""
+
+        async def shown() -> bool:
+            return any(t["title"] == title for t in await self.tabs())
+
+        await self.new_tab(self.window)
+        await self.go(self.window, POPUP)
+        await self.until(f"the popup to say {title!r}", shown)
+
+    async def allow_again(self, page: str) -> None:
+        """In the popup: Tab to "Allow debugging again", Return; then close it (Ctrl+W)."""
+
+        async def allowed() -> bool:
+            return any(t["title"] == "shotbridge: connected" for t in await self.tabs())
+
+        await self.popup_says(POPUP_CANCELLED)
+        keys(self.desktop, self.window, "Tab", "Return")
+        await self.until("the popup to allow debugging", allowed)
+        keys(self.desktop, self.window, "ctrl+w")  # back to the page
+        await self.showing(page)
 
     async def bar_shown(self, full: float) -> float:
         """Attach the debugger (a hover by selector) and wait for the bar to shrink the viewport."""
@@ -174,6 +197,39 @@ def test_pixel_click_from_before_the_bar_is_refused(
     run(desktop, window, scenario)
 
 
+def test_cancel_after_shotbridge_detached_is_a_refusal_too(
+    desktop: Desktop, bare: tuple[str, float], pages_url: str
+) -> None:
+    """Chrome keeps the bar 5 s after the last detach and tells the extension nothing about a
+    Cancel pressed then; the page sees the bar close early, and that counts as the refusal."""
+    window, full = bare
+    page = f"{pages_url}/anchored.html?tail"
+
+    async def scenario(u: User) -> None:
+        await u.show(page)
+        await u.no_bar(full)
+        before = await u.clicks()
+        # An action that detaches as soon as it is done (idle 0): the bar stays, nothing attached.
+        await u.call("input", {"action": "hover", "selector": "#count", "debugger_idle_ms": 0})
+        await u.until("the bar", lambda: _shrunk(u, full))
+        press_infobar_button(desktop, window)  # Cancel, in the bar's last 5 s
+
+        async def bar_gone() -> bool:
+            return await u.height() == full
+
+        await u.until("the bar to close", bar_gone)
+        await u.popup_says(POPUP_CANCELLED)  # the popup shows the refusal...
+        keys(desktop, window, "ctrl+w")
+        await u.showing(page)
+        with pytest.raises(CommandError) as refused:  # ...and actions respect it
+            await u.call("interact", {"action": "click", "selector": "#bottom"})
+        assert CANCELLED in str(refused.value)
+        assert await u.clicks() == before
+        await u.allow_again(page)
+
+    run(desktop, window, scenario)
+
+
 def test_cancel_on_the_bar_is_a_refusal_until_allowed_again(
     desktop: Desktop, bare: tuple[str, float], pages_url: str
 ) -> None:
@@ -223,18 +279,7 @@ def test_cancel_on_the_bar_is_a_refusal_until_allowed_again(
         assert await u.height() == full
 
         # The user lifts it: the popup page, Tab to "Allow debugging again", Return.
-        await u.new_tab(window)
-        await u.go(window, POPUP)
-
-        async def popup_title(want: str) -> bool:
-            return any(t["title"] == want for t in (await u.call("list_tabs"))["tabs"])
-
-        cancelled = "shotbridge: connected, debugging cancelled"
-        await u.until("the popup", lambda: popup_title(cancelled))
-        keys(desktop, window, "Tab", "Return")
-        await u.until("the popup to allow", lambda: popup_title("shotbridge: connected"))
-        keys(desktop, window, "ctrl+w")  # back to the page
-
+        await u.allow_again(page)
         assert (await u.showing(page))["id"] == web_tab
         done = await u.call("interact", {"action": "click", "selector": "#bottom"})
         assert done["hit"]["selector"] == "#bottom"

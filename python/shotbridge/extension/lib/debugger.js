@@ -5,6 +5,7 @@
 import { Code, ShotError, messageOf } from './errors.js';
 import * as status from './status.js';
 import * as dialogs from './dialogs.js';
+import { watchBarTail } from './viewport.js';
 
 // The user pressed Cancel on Chrome's bar: a refusal. No CDP (clicks, typing, element and
 // full-page captures) until they lift it in the toolbar popup; plain captures still work
@@ -110,6 +111,7 @@ function detachLater(tabId, s, idleMs) {
     sessions.delete(tabId);
     lingerBar();
     chrome.debugger.detach({ tabId }).catch(() => {}); // tab may be gone already
+    if (sessions.size === 0) watchBarTail(tabId, BAR_LINGER_MS); // a Cancel Chrome will not report
   }, Math.max(0, idleMs));
 }
 

@@ -81,6 +81,13 @@ export function installListeners() {
       void ready.then(() => sendResponse(current()));
       return true;
     }
+    if (msg.type === 'shotbridge:bar_closed_early' && sender.tab) {
+      // viewport.js watchBarTail: the bar closed before Chrome's own close, so the user pressed
+      // its Cancel (or ✕) after shotbridge had detached; Chrome reports that to nobody.
+      console.info(`[shotbridge] debugging bar closed early in tab ${sender.tab.id} (+${msg.grew} px): a refusal`);
+      update({ debugging_cancelled: true });
+      return undefined;
+    }
     if (msg.type === 'shotbridge:allow_debugging') {
       update({ debugging_cancelled: false });
       sendResponse(current());

@@ -49,3 +49,46 @@ export async function awaitBar(read, before, maxMs = BAR_WAIT_MS, stepMs = 25) {
     await new Promise((r) => setTimeout(r, stepMs));
   }
 }
+
+/**
+ * Runs in the page (isolated world; self-contained): reports the viewport growing back by a
+ * bar's height within `ms`, with the same width and zoom.
+ * @param {number} ms
+ * @param {number} minPx
+ * @param {number} maxPx
+ */
+function barTailWatcher(ms, minPx, maxPx) {
+  const w0 = innerWidth;
+  const d0 = devicePixelRatio;
+  // The lowest height seen: a bar that reached the page only after the detach shrinks it first.
+  let low = innerHeight;
+  const t0 = performance.now();
+  const stop = () => removeEventListener('resize', onResize);
+  function onResize() {
+    // Another width or zoom: the window was resized or zoomed, not the bar closed.
+    if (performance.now() - t0 > ms || innerWidth !== w0 || devicePixelRatio !== d0) return stop();
+    low = Math.min(low, innerHeight);
+    const grew = innerHeight - low;
+    if (grew < minPx || grew > maxPx) return undefined; // a closing animation's first steps
+    stop();
+    chrome.runtime.sendMessage({ type: 'shotbridge:bar_closed_early', grew }).catch(() => {});
+    return undefined;
+  }
+  addEventListener('resize', onResize);
+  setTimeout(stop, ms);
+}
+
+/**
+ * After the last debugger session detaches, Chrome keeps its bar `lingerMs` longer and tells the
+ * extension nothing when the user presses Cancel (or ✕) then: it just closes the bar early. The
+ * page does see that: its viewport grows back by the bar's height (56 px measured) before
+ * Chrome's own close. Watch the tab we detached from for it, until 300 ms before Chrome's close;
+ * status.js takes the report as the user's refusal.
+ * @param {number} tabId
+ * @param {number} lingerMs
+ */
+export function watchBarTail(tabId, lingerMs) {
+  if (HEADLESS || typeof chrome === 'undefined' || !chrome.scripting) return;
+  chrome.scripting.executeScript({ target: { tabId }, func: barTailWatcher, args: [lingerMs - 300, 30, 90] })
+    .catch(() => {}); // a browser page, or the tab went away: nothing to watch
+}

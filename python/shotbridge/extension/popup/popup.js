@@ -57,3 +57,8 @@ async function refresh() {
   if (s.connection === 'connecting') setTimeout(refresh, 300);
 }
 void refresh();
+// Stay current while open: Cancel on Chrome's bar (or Allow in another popup) changes the state.
+chrome.storage.onChanged.addListener((changes, area) => {
+  const next = changes.shotbridge_status?.newValue;
+  if (area === 'session' && next) render(next);
+});
