@@ -52,21 +52,21 @@ export async function awaitBar(read, before, maxMs = BAR_WAIT_MS, stepMs = 25) {
 
 /**
  * Runs in the page (isolated world; self-contained): reports the viewport growing back by a
- * bar's height within `ms`, with the same width and zoom.
- * @param {number} ms
+ * bar's height before `until` (Date.now() time: the same clock as the service worker's, so a slow
+ * injection cannot stretch the watch into Chrome's own close), with the same width and zoom.
+ * @param {number} until
  * @param {number} minPx
  * @param {number} maxPx
  */
-function barTailWatcher(ms, minPx, maxPx) {
+function barTailWatcher(until, minPx, maxPx) {
   const w0 = innerWidth;
   const d0 = devicePixelRatio;
   // The lowest height seen: a bar that reached the page only after the detach shrinks it first.
   let low = innerHeight;
-  const t0 = performance.now();
   const stop = () => removeEventListener('resize', onResize);
   function onResize() {
     // Another width or zoom: the window was resized or zoomed, not the bar closed.
-    if (performance.now() - t0 > ms || innerWidth !== w0 || devicePixelRatio !== d0) return stop();
+    if (Date.now() > until || innerWidth !== w0 || devicePixelRatio !== d0) return stop();
     low = Math.min(low, innerHeight);
     const grew = innerHeight - low;
     if (grew < minPx || grew > maxPx) return undefined; // a closing animation's first steps
@@ -75,20 +75,22 @@ function barTailWatcher(ms, minPx, maxPx) {
     return undefined;
   }
   addEventListener('resize', onResize);
-  setTimeout(stop, ms);
+  setTimeout(stop, Math.max(0, until - Date.now()));
 }
 
 /**
  * After the last debugger session detaches, Chrome keeps its bar `lingerMs` longer and tells the
  * extension nothing when the user presses Cancel (or ✕) then: it just closes the bar early. The
  * page does see that: its viewport grows back by the bar's height (56 px measured) before
- * Chrome's own close. Watch the tab we detached from for it, until 300 ms before Chrome's close;
- * status.js takes the report as the user's refusal.
+ * Chrome's own close. Watch the tab we detached from for it, until 300 ms before Chrome's close
+ * (its timer starts when it handles our detach, so not before now); status.js takes the report
+ * as the user's refusal.
  * @param {number} tabId
  * @param {number} lingerMs
  */
 export function watchBarTail(tabId, lingerMs) {
   if (HEADLESS || typeof chrome === 'undefined' || !chrome.scripting) return;
-  chrome.scripting.executeScript({ target: { tabId }, func: barTailWatcher, args: [lingerMs - 300, 30, 90] })
+  const until = Date.now() + lingerMs - 300;
+  chrome.scripting.executeScript({ target: { tabId }, func: barTailWatcher, args: [until, 30, 90] })
     .catch(() => {}); // a browser page, or the tab went away: nothing to watch
 }
