@@ -30,8 +30,9 @@ CDP_TEXT_MAX = 20_000
 DESCRIPTION = """\
 Act on the tracked tab with trusted mouse/keyboard input. Read structure first (observe \
 what="page"); prefer selector or label (from an annotated screenshot) to x, y (pixels of \
-screenshot_id, default the latest, mapped exactly to the page). Coordinates and labels are refused after the tab navigated to another URL: take a \
-fresh screenshot. Actions: click, hover, type (focuses the target, inserts text), keypress \
+screenshot_id, default the latest, mapped exactly to the page). Coordinates and labels are \
+refused after the tab navigated to another URL: take a fresh screenshot. Actions: click, \
+hover, type (focuses the target, inserts text), keypress \
 ("Enter", "Control+A"), scroll (delta, to, or a target into view), navigate (url or \
 navigation; accepts "Leave site?"), dialog (answer an alert/confirm/prompt: accept, \
 prompt_text), cdp (raw DevTools command; only if the user allowed it, logged). The result names \
