@@ -17,7 +17,7 @@ import { planTiles } from './tiles.js';
  * @typedef {{tab_id: number | null, method: 'auto' | 'cdp' | 'visible', format: 'jpeg' | 'png',
  *   quality: number, scale: number | null, selector: string | null, full_page: boolean,
  *   max_height_css: number, debugger_idle_ms: number, scroll: ScrollTarget, tile: TileCaps | null,
- *   fit: TileCaps | null, mask_selectors: string[]}} CaptureArgs
+ *   fit: TileCaps | null, fit_quality: number | null, mask_selectors: string[]}} CaptureArgs
  * @typedef {{x: number, y: number, width: number, height: number}} Rect
  */
 
@@ -47,6 +47,7 @@ export function parseCaptureArgs(args) {
     scroll: args.scroll ?? null,
     tile: args.tile ?? null,
     fit: args.fit ?? null,
+    fit_quality: args.fit_quality ?? null,
     mask_selectors: args.mask_selectors ?? [],
   };
   if (!['auto', 'cdp', 'visible'].includes(a.method)) throw bad('method must be "auto", "cdp" or "visible"');
@@ -73,6 +74,9 @@ export function parseCaptureArgs(args) {
   const f = a.fit;
   if (f !== null && !(typeof f === 'object' && f.max_width >= 16 && f.max_long_edge >= 16)) {
     throw bad('fit must be {max_width, max_long_edge} in output px (each at least 16)');
+  }
+  if (a.fit_quality !== null && !(Number.isInteger(a.fit_quality) && a.fit_quality >= 1 && a.fit_quality <= 100)) {
+    throw bad('fit_quality must be an integer 1..100');
   }
   if (!Array.isArray(a.mask_selectors) || !a.mask_selectors.every((x) => typeof x === 'string')) {
     throw bad('mask_selectors must be a list of CSS selectors');
@@ -389,6 +393,7 @@ function planClip(pre, metrics, a) {
     truncated,
     pageHeight,
     clip: { x: area.x + sc.x, y: area.y + sc.y, width: area.width, height: area.height, scale: fitScale },
+    fitted: a.fit !== null,
     /** @type {{area: Rect, clip: object}[] | null} */
     tiles: null,
     captureBeyondViewport: !inViewport,
@@ -467,9 +472,12 @@ async function cdpAttempt(ctx, tabId, active, a, timings, dbg, attempt) {
     const plan = planClip(pre, metrics, a);
     ctx.step = 'Page.captureScreenshot';
     timings.shoot_at = epochMs();
+    // Rendered at the output size, the image may leave the host as Chrome encoded it: then the
+    // host asks for its own final quality here (fit_quality) instead of an intermediate one.
+    const quality = 'fitted' in plan && plan.fitted && a.fit_quality !== null ? a.fit_quality : a.quality;
     const shoot = (/** @type {object} */ clip) => dbg.send('Page.captureScreenshot', {
       format: a.format,
-      ...(a.format === 'jpeg' ? { quality: a.quality } : {}),
+      ...(a.format === 'jpeg' ? { quality } : {}),
       clip,
       fromSurface: true,
       captureBeyondViewport: plan.captureBeyondViewport,
@@ -537,6 +545,7 @@ async function cdpAttempt(ctx, tabId, active, a, timings, dbg, attempt) {
       ...(tiles ? { tiles } : {}),
       data_url: dataUrl,
       method: 'cdp',
+      ...(a.format === 'jpeg' ? { quality } : {}),
       url: pre.url,
       title: pre.title,
       tab_id: tabId,
@@ -664,6 +673,7 @@ async function captureVisible(ctx, tab, a, timings, why) {
     return {
       data_url: dataUrl,
       method: 'visible',
+      ...(a.format === 'jpeg' ? { quality: a.quality } : {}),
       url: pre.url,
       title: pre.title,
       tab_id: tabId,
