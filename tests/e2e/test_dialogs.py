@@ -152,6 +152,11 @@ def test_page_that_alerts_while_loading_does_not_fail_the_navigation(
         assert went["navigated"] is True
         assert went["dialog"]["message"] == "Welcome during load"
         assert any("alert dialog: 'Welcome during load'" in n for n in went["notes"])
+        # A model takes seconds to answer; the dialog must still be answerable then (Chrome lets
+        # only a debugger session attached when it opened handle it).
+        await asyncio.sleep(3)
+        with pytest.raises(DialogOpenError, match="Welcome during load"):
+            await p.client.request("page_info", {}, timeout=QUICK)
         await p.dialog(True)
         for _ in range(50):
             info = await p.client.request("page_info", {}, timeout=QUICK)
@@ -221,3 +226,17 @@ def test_mcp_results_name_the_dialog_and_interact_answers_it(pages_url: str) -> 
         assert not r.is_error, r.content
         r = s.call("interact", {"action": "dialog", "accept": True})
         assert r.is_error and "No JavaScript dialog is open" in r.content[0].text
+
+
+def test_navigating_away_from_an_open_dialog_dismisses_it(
+    browser: HeadlessBrowser, pages_url: str
+) -> None:
+    async def scenario(p: Page) -> None:
+        await p.navigate("alert.html")
+        await p.act(action="click", selector="#confirm")
+        went = await p.navigate("beforeunload.html")
+        assert went["url"].endswith("/dialogs/beforeunload.html")
+        assert any("Dismissed the confirm dialog" in n for n in went["notes"]), went
+        assert (await p.text("#armed")) == "not armed"
+
+    run(browser, pages_url, scenario)

@@ -12,6 +12,7 @@ import { cdp } from './cdp.js';
 import * as pageErrors from './page-errors.js';
 import { recordConfig } from './recorder.js';
 import * as dialogs from './dialogs.js';
+import { isAttached } from './debugger.js';
 
 export const EXTENSION_VERSION = chrome.runtime.getManifest().version;
 
@@ -78,10 +79,10 @@ async function pageWatch(ctx) {
   const tab = await resolveTab(ctx.args.tab_id).catch(() => null);
   const tabId = tab?.id;
   if (tabId === undefined) return never;
-  // A dialog reported while our debugger listened is trusted at once. (A click that opens one
-  // reports it in its own result, input.js, long before the first diagnosis.)
+  // A dialog reported while our debugger still listens is trusted at once (else the diagnosis
+  // checks it is still open). A click that opens one reports it in its own result (input.js).
   const known = dialogs.current(tabId);
-  if (known) throw dialogs.dialogError(known);
+  if (known && isAttached(tabId)) throw dialogs.dialogError(known);
   for (;;) {
     await new Promise((r) => setTimeout(r, dialogs.STALL_MS));
     if (ctx.done) return never;

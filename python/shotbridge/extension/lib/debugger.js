@@ -108,6 +108,12 @@ function detachLater(tabId, s, idleMs) {
   if (s.idleTimer) clearTimeout(s.idleTimer);
   s.idleTimer = setTimeout(() => {
     if (s.users > 0 || sessions.get(tabId) !== s) return;
+    // Chrome lets only a session that was attached when a dialog opened answer it (measured:
+    // a later one gets "No dialog is showing"), so the session stays while one is open.
+    if (dialogs.current(tabId)) {
+      detachLater(tabId, s, Math.max(idleMs, 1000));
+      return;
+    }
     sessions.delete(tabId);
     lingerBar();
     chrome.debugger.detach({ tabId }).catch(() => {}); // tab may be gone already

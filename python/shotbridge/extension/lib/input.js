@@ -7,7 +7,7 @@
 import { Code, ShotError } from './errors.js';
 import { callPage } from './page.js';
 import { elementAtDeep, inFocusedFrame, locateDeep, pointOnDeep } from './frames.js';
-import { withDebugger } from './debugger.js';
+import { isAttached, withDebugger } from './debugger.js';
 import { targetTab } from './tabs.js';
 import { MODIFIER_BITS, keyPressEvents, modifierName } from './keys.js';
 import { HEADLESS, awaitBar, viewportChange } from './viewport.js';
@@ -346,7 +346,7 @@ export async function input(ctx) {
   const a = parseInputArgs(ctx.args);
   const tabId = await targetTab(ctx);
   const blocking = dialogs.current(tabId);
-  if (blocking) throw dialogs.dialogError(blocking);
+  if (blocking && isAttached(tabId)) throw dialogs.dialogError(blocking);
   ctx.step = 'reading the page';
   const before = await page(tabId, 'pageState', null);
   if (a.expect_url !== null && before.url !== a.expect_url) {

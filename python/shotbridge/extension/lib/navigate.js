@@ -172,8 +172,8 @@ async function unblock(ctx, tab, notes) {
   const tabId = /** @type {number} */ (tab.id);
   const open = dialogs.current(tabId);
   if (open && open.type !== 'beforeunload') {
-    await dialogs.answer(tabId, { accept: false }, ctx.cancelled).catch(() => null);
-    notes.push(`Dismissed the ${open.type} dialog ${JSON.stringify(open.message)} to leave the page.`);
+    const dismissed = await dialogs.answer(tabId, { accept: false }, ctx.cancelled).then(() => true, () => false);
+    if (dismissed) notes.push(`Dismissed the ${open.type} dialog ${JSON.stringify(open.message)} to leave the page.`);
   }
   if (await dialogs.answers(tabId, 800)) return tabId;
   const why = `Tab ${tabId} was not answering (an endless script, or a dialog opened while shotbridge was not attached)`;
