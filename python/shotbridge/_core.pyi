@@ -6,6 +6,7 @@ MAX_PIXELS: int
 MAX_SIDE: int
 MIN_MAX_BYTES: int
 MAX_BADGES: int
+MAX_TEXT_RECTS: int
 
 class CoreResult(TypedDict):
     jpeg: bytes
@@ -24,6 +25,7 @@ class CoreResult(TypedDict):
     thumb_downgraded: bool
     badges_drawn: int
     boxes_offscreen: int
+    text_covered: int
     dct_scale_denom: int
     timings_us: dict[str, int]
 
@@ -42,8 +44,11 @@ def shrink(
     device_pixel_ratio: float = 1.0,
     css_width: float | None = None,
     css_height: float | None = None,
+    text: list[tuple[float, float, float, float]] = ...,
+    avoid_text: bool = True,
 ) -> CoreResult:
-    """Decode, shrink, mask, label and encode; boxes are (x, y, w, h, badge number) in CSS px."""
+    """Decode, shrink, mask, label and encode; boxes are (x, y, w, h, badge number) in CSS px;
+    text (visible page text, CSS px) is what badges keep off (avoid_text=False: only counted)."""
 
 def turbo_floor(
     jpeg: bytes,

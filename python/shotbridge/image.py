@@ -14,7 +14,9 @@ output px per CSS px, for mapping a model's click coordinates back.
 Labels: a badge shows ``box.label``, or the box's 1-based index when the label is None. Only the
 first ``MAX_BADGES`` (100) boxes are considered; later ones are ignored. Boxes wholly outside
 the image get no badge and are counted in ``boxes_offscreen``, so for every call
-``badges_drawn + boxes_offscreen == min(len(boxes), MAX_BADGES)``.
+``badges_drawn + boxes_offscreen == min(len(boxes), MAX_BADGES)``. ``text`` (rects of the page's
+visible text, same coordinates, the first ``MAX_TEXT_RECTS``) steers each badge to the spot near
+its box that covers the least text; ``text_covered`` says how many of those rects a badge covers.
 
 Masks (password fields) are painted opaque black before resampling, again after it, and before
 any label or encoding, so secret pixels never reach the output.
@@ -31,6 +33,7 @@ the cap.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -45,6 +48,7 @@ __all__ = [
     "MAX_MAX_BYTES",
     "MAX_PIXELS",
     "MAX_SIDE",
+    "MAX_TEXT_RECTS",
     "MIN_MAX_BYTES",
     "Box",
     "ShrinkOptions",
@@ -60,6 +64,8 @@ MIN_MAX_BYTES: int = _core.MIN_MAX_BYTES
 """Smallest byte budget accepted for the image or the thumbnail."""
 MAX_BADGES: int = _core.MAX_BADGES
 """At most this many boxes are labelled per image."""
+MAX_TEXT_RECTS: int = _core.MAX_TEXT_RECTS
+"""At most this many text rects steer badge placement; later ones are ignored."""
 MAX_MAX_BYTES: int = 1 << 30
 """Largest byte budget accepted (1 GiB): anything above means "no limit" in practice."""
 
@@ -131,6 +137,7 @@ class ShrinkResult(BaseModel):
     thumb_downgraded: bool
     badges_drawn: int
     boxes_offscreen: int = Field(description="Boxes (of the first 100) wholly outside the image.")
+    text_covered: int = Field(0, description="Text rects (of those given) a badge covers.")
     dct_scale_denom: int = Field(description="JPEG input decoded at 1/N scale (1 for PNG).")
     timings_us: dict[str, int] = Field(
         description="decode, resize, draw, encode, thumbnail and total, in microseconds."
@@ -172,6 +179,22 @@ class _Geometry(BaseModel):
 _ITEMS = TypeAdapter(list[Any])  # any iterable in, a list out; ValidationError otherwise
 
 
+def _text_rects(items: Iterable[Rect | Mapping[str, Any]]) -> list[tuple[float, ...]]:
+    """Text rects as the core takes them. They only steer labels: a malformed one is dropped."""
+    out: list[tuple[float, ...]] = []
+    for item in _ITEMS.validate_python(items):
+        r = item.model_dump() if isinstance(item, Rect) else item
+        try:
+            t = tuple(float(r[k]) for k in ("x", "y", "width", "height"))
+        except (KeyError, TypeError, ValueError):
+            continue
+        if all(math.isfinite(v) for v in t) and t[2] > 0 and t[3] > 0:
+            out.append(t)
+        if len(out) >= MAX_TEXT_RECTS:
+            break
+    return out
+
+
 def _as_data(data: Any) -> bytes | str:
     if isinstance(data, bytearray | memoryview):
         return bytes(data)  # an immutable copy: the core reads it without the GIL
@@ -192,6 +215,8 @@ def shrink(
     masks: Iterable[Rect | Mapping[str, Any]] = (),
     device_pixel_ratio: float = 1.0,
     css_size: Size | tuple[float, float] | None = None,
+    text: Iterable[Rect | Mapping[str, Any]] = (),
+    avoid_text: bool = True,
 ) -> ShrinkResult:
     """Decode, shrink, mask, label and re-encode one screenshot.
 
@@ -202,6 +227,10 @@ def shrink(
         masks: rectangles to black out (password fields), same coordinates.
         device_pixel_ratio: image px per CSS px, used when ``css_size`` is not given.
         css_size: the CSS size the image covers (``protocol.CaptureResult.css_size``).
+        text: rects of the page's visible text, same coordinates: badges cover as little as
+            they can (``DiscoverResult.text_rects``).
+        avoid_text: False places badges as if there were no text and only counts what they
+            cover (``text_covered``), to compare.
 
     Raises:
         shotbridge.errors.ImageError: the image was refused (see the module docstring).
@@ -228,6 +257,8 @@ def shrink(
             device_pixel_ratio=geometry.device_pixel_ratio,
             css_width=css_width,
             css_height=css_height,
+            text=_text_rects(text),
+            avoid_text=bool(avoid_text),
         )
     except ImageError:
         raise

@@ -283,3 +283,5 @@ class DiscoverResult(Model):
     notes: list[str] = Field(default_factory=list)  # crowding hints
     # Iframes on the page: frame (selectors from the top), bounds, url, labelled (count).
     frames: list[dict[str, Any]] = Field(default_factory=list)
+    # With text_rects: line boxes of the visible text (viewport CSS px), for badge placement.
+    text_rects: list[Rect] = Field(default_factory=list)

@@ -214,6 +214,7 @@ async def take(
         "selector": args.annotation_selector,
         "max": args.max_annotations,
         "include_offscreen": args.full_page,
+        "text_rects": True,  # badges are placed to hide the least of the page's text
     }
     found: DiscoverResult | None = None
     if not args.annotate:
@@ -253,6 +254,8 @@ async def take(
             if _within(r := _shift(a.bounds, origin), css_size)
         ]
         masks = [r for m in capture.masks if _within(r := _shift(m, origin), css_size)]
+        texts = found.text_rects if found else []
+        text = [r for t in texts if _within(r := _shift(t, origin), css_size)]
         shrunk = image.shrink(
             part.data_url,
             options,
@@ -260,6 +263,7 @@ async def take(
             masks=masks,
             device_pixel_ratio=capture.device_pixel_ratio,
             css_size=css_size,
+            text=text,
         )
         return shrunk, len(masks)
 
@@ -320,6 +324,7 @@ async def take(
         "origin": parts[0].origin.model_dump(),
         "css_size": parts[0].css_size.model_dump(),
         "masked": sum(m for _, m in done),
+        "text_covered": sum(s.text_covered for s, _ in done),  # text rects under a badge
         "annotations": labels,
         "total_found": found.total_found if found else 0,
         "hidden": [h.model_dump() for h in found.hidden] if found else [],

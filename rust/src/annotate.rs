@@ -1,7 +1,8 @@
 //! Set-of-Mark labels: a 2 px outline around each box and a numbered badge (white
 //! anti-aliased digits on a saturated dark fill with a 1 px white border, so it reads on light
 //! and dark pages). Colours come from a 12-hue palette, chosen so that boxes near each other never
-//! share one; a badge pushed away from its box is tied to it by a thin leader line.
+//! share one; badges sit where they cover the least page text (see `placement`), and a badge
+//! pushed away from its box is tied to it by a thin leader line.
 
 use crate::font::digits;
 use crate::geometry::{FRect, IRect};
@@ -108,6 +109,16 @@ pub struct Annotated {
     pub drawn: u32,
     /// Boxes (among the first `MAX_BADGES`) wholly outside the image: nothing to point at.
     pub offscreen: u32,
+    /// Page text rects (of those given) that some badge covers, at least in part.
+    pub text_covered: u32,
+}
+
+/// Page text the badges should keep off, in output px (line boxes of visible text).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Text<'a> {
+    pub rects: &'a [IRect],
+    /// Place badges to cover the least of it; false: only count what they cover (to compare).
+    pub avoid: bool,
 }
 
 /// Badge size for a label number.
@@ -129,6 +140,7 @@ fn touches(r: &FRect, w: u32, h: u32) -> bool {
 pub fn annotate(
     img: &mut Raster,
     labels: &[Label],
+    text: Text<'_>,
     mut undo: Option<&mut Vec<Patch>>,
 ) -> Annotated {
     let (img_w, img_h) = (i64::from(img.width), i64::from(img.height));
@@ -156,7 +168,13 @@ pub fn annotate(
             img.fill_rect(band, rgb);
         }
     }
-    let slots = place(&wanted, img_w, img_h);
+    let avoid: &[IRect] = if text.avoid { text.rects } else { &[] };
+    let slots = place(&wanted, &targets, avoid, img_w, img_h);
+    result.text_covered = text
+        .rects
+        .iter()
+        .filter(|t| slots.iter().any(|s| s.rect().intersects(t)))
+        .count() as u32;
     // Leaders first, badges on top: a line never crosses a number.
     for ((slot, want), (&target, &rgb)) in
         slots.iter().zip(&wanted).zip(targets.iter().zip(&colours))
@@ -234,12 +252,13 @@ mod tests {
                 number: 5,
             },
         ];
-        let a = annotate(&mut img, &labels, None);
+        let a = annotate(&mut img, &labels, Text::default(), None);
         assert_eq!(
             a,
             Annotated {
                 drawn: 3,
-                offscreen: 2
+                offscreen: 2,
+                text_covered: 0
             }
         );
     }
@@ -252,7 +271,7 @@ mod tests {
             .map(|n| label(f64::from(n * 7), 50.0, 40.0, 20.0, n))
             .collect();
         let mut undo = Vec::new();
-        annotate(&mut img, &labels, Some(&mut undo));
+        annotate(&mut img, &labels, Text::default(), Some(&mut undo));
         assert_ne!(img, before);
         img.restore(&undo);
         assert_eq!(img, before);
@@ -264,7 +283,10 @@ mod tests {
         let labels: Vec<_> = (1..=150)
             .map(|n| label(f64::from(n), 300.0, 30.0, 20.0, n))
             .collect();
-        assert_eq!(annotate(&mut img, &labels, None).drawn, 100);
+        assert_eq!(
+            annotate(&mut img, &labels, Text::default(), None).drawn,
+            100
+        );
     }
 
     #[test]
@@ -307,14 +329,14 @@ mod tests {
         let labels: Vec<_> = (1..=6)
             .map(|n| label(100.0, 100.0, 20.0, 20.0, n))
             .collect();
-        annotate(&mut img, &labels, None);
+        annotate(&mut img, &labels, Text::default(), None);
         let numbers: Vec<u32> = (1..=6).collect();
         let colours = pick_colours(&[boxr; 6], &numbers);
         let wanted: Vec<_> = numbers
             .iter()
             .map(|&n| preferred(boxr, badge_size(n).0, badge_size(n).1, 300, 200))
             .collect();
-        let slots = place(&wanted, 300, 200);
+        let slots = place(&wanted, &[boxr; 6], &[], 300, 200);
         let far = (0..6)
             .find(|&k| gap(slots[k].rect(), boxr) > 0)
             .expect("a badge away from its box");
@@ -372,6 +394,8 @@ mod tests {
             options: Options::default(),
             boxes: &boxes,
             masks: &[],
+            text: &[],
+            avoid_text: true,
             css: CssGeometry {
                 device_pixel_ratio: 1.0,
                 css_width: None,
@@ -430,7 +454,7 @@ mod tests {
                 let mut img = Raster::filled(w, h, 3, [30, 60, 90]);
                 let before = img.clone();
                 let mut undo = Vec::new();
-                let a = annotate(&mut img, &labels, Some(&mut undo));
+                let a = annotate(&mut img, &labels, Text::default(), Some(&mut undo));
                 assert_eq!(a.drawn + a.offscreen, count, "{w}x{h} round {round}");
                 img.restore(&undo);
                 assert_eq!(img, before, "{w}x{h} round {round}: undo");
@@ -439,7 +463,7 @@ mod tests {
             let stacked: Vec<Label> = (1..=20).map(|n| label(0.0, 0.0, 0.0, 0.0, n)).collect();
             let mut img = Raster::filled(w, h, 3, WHITE);
             assert_eq!(
-                annotate(&mut img, &stacked, None).drawn,
+                annotate(&mut img, &stacked, Text::default(), None).drawn,
                 20,
                 "{w}x{h} stacked"
             );
@@ -449,7 +473,12 @@ mod tests {
     #[test]
     fn badge_changes_pixels_with_white_digits() {
         let mut img = Raster::filled(100, 60, 3, [0, 0, 0]);
-        annotate(&mut img, &[label(20.0, 30.0, 40.0, 20.0, 7)], None);
+        annotate(
+            &mut img,
+            &[label(20.0, 30.0, 40.0, 20.0, 7)],
+            Text::default(),
+            None,
+        );
         let (bw, bh) = badge_size(7);
         let fill = colour(7);
         let mut saw_fill = false;

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use ab_glyph::{point, Font, FontRef, PxScale, ScaleFont};
 
-use crate::annotate::{annotate, colour, Label};
+use crate::annotate::{annotate, colour, Label, Text};
 use crate::budget;
 use crate::diff::Comparison;
 use crate::encode::Encoder;
@@ -178,7 +178,7 @@ pub fn compose(cmp: &Comparison, max_crops: usize) -> Result<(Raster, u32)> {
             }
         })
         .collect();
-    annotate(&mut main, &labels, None);
+    annotate(&mut main, &labels, Text::default(), None);
     let width = i64::from(main.width);
     let pairs = pairs(cmp, width, max_crops)?;
     if pairs.is_empty() {

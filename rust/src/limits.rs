@@ -11,6 +11,8 @@ pub const MAX_SIDE: u64 = 32_768;
 pub const MIN_MAX_BYTES: usize = 2_000;
 /// At most this many boxes are labelled; later ones are ignored (and reported as such).
 pub const MAX_BADGES: usize = 100;
+/// At most this many page-text rects steer badge placement; later ones are ignored.
+pub const MAX_TEXT_RECTS: usize = 2_000;
 /// Quality bounds accepted for the encoder.
 pub const MIN_QUALITY: u8 = 1;
 pub const MAX_QUALITY: u8 = 100;

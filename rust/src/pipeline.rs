@@ -4,16 +4,16 @@
 
 use std::time::Instant;
 
-use crate::annotate::{annotate, Label};
+use crate::annotate::{annotate, Annotated, Label, Text};
 use crate::budget;
 use crate::decode::decode;
 use crate::encode::Encoder;
 use crate::error::{CoreError, Result};
-use crate::geometry::{fit, CssGeometry, FRect, Mapping};
+use crate::geometry::{fit, CssGeometry, FRect, IRect, Mapping};
 use crate::header::{read_header, Format};
 use crate::input::{image_bytes, Input};
 use crate::limits::{
-    check_dimensions, MAX_BADGES, MAX_QUALITY, MAX_SIDE, MIN_MAX_BYTES, MIN_QUALITY,
+    check_dimensions, MAX_BADGES, MAX_QUALITY, MAX_SIDE, MAX_TEXT_RECTS, MIN_MAX_BYTES, MIN_QUALITY,
 };
 use crate::mask;
 use crate::raster::{Patch, Raster};
@@ -94,6 +94,11 @@ pub struct Request<'a> {
     pub boxes: &'a [BoxSpec],
     pub masks: &'a [CssRect],
     pub css: CssGeometry,
+    /// Visible page text (line boxes, CSS px like `boxes`) that badges keep off; the first
+    /// `MAX_TEXT_RECTS` are used.
+    pub text: &'a [CssRect],
+    /// Place badges to cover the least text; false: only count it (`Output::text_covered`).
+    pub avoid_text: bool,
 }
 
 fn validate_css(css: &CssGeometry) -> Result<()> {
@@ -140,6 +145,8 @@ pub struct Output {
     pub thumb_downgraded: bool,
     pub badges_drawn: u32,
     pub boxes_offscreen: u32,
+    /// Text rects (of those given) that some badge covers, at least in part.
+    pub text_covered: u32,
     pub dct_scale_denom: u32,
     /// (stage, microseconds) in pipeline order; "total" last.
     pub timings_us: Vec<(&'static str, u64)>,
@@ -197,12 +204,12 @@ fn draw(
     req: &Request<'_>,
     src: (u32, u32),
     undo: Option<&mut Vec<Patch>>,
-) -> Result<(u32, u32)> {
+) -> Result<Annotated> {
     let map = Mapping::new(&req.css, src, (img.width, img.height));
     let masks = mask_rects(&map, req.masks)?;
     mask::apply(img, &masks, 1);
     if req.boxes.is_empty() {
-        return Ok((0, 0));
+        return Ok(Annotated::default());
     }
     let labels: Vec<Label> = req
         .boxes
@@ -213,8 +220,18 @@ fn draw(
             number: b.label,
         })
         .collect();
-    let a = annotate(img, &labels, undo);
-    Ok((a.drawn, a.offscreen))
+    let text: Vec<IRect> = req
+        .text
+        .iter()
+        .take(MAX_TEXT_RECTS)
+        .filter_map(|r| map.rect(r.x, r.y, r.width, r.height))
+        .map(|r| r.round())
+        .collect();
+    let text = Text {
+        rects: &text,
+        avoid: req.avoid_text,
+    };
+    Ok(annotate(img, &labels, text, undo))
 }
 
 pub fn run(req: &Request<'_>) -> Result<Output> {
@@ -255,7 +272,11 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
     // image and redraw crisp labels at the new size without a full copy kept around.
     let mut current = base;
     let mut undo = Vec::new();
-    let (badges_drawn, boxes_offscreen) = draw(&mut current, req, src, Some(&mut undo))?;
+    let Annotated {
+        drawn: badges_drawn,
+        offscreen: boxes_offscreen,
+        text_covered,
+    } = draw(&mut current, req, src, Some(&mut undo))?;
     clock.lap("draw");
 
     // The thumbnail is made from the same (final, labelled) pixels as the main image. Both
@@ -343,6 +364,7 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
         thumb_downgraded: thumb.downgraded,
         badges_drawn,
         boxes_offscreen,
+        text_covered,
         dct_scale_denom: decoded.dct_denom,
         timings_us: clock.finish(),
     })
@@ -406,6 +428,8 @@ mod mask_tests {
             options: Options::default(),
             boxes: &[],
             masks,
+            text: &[],
+            avoid_text: true,
             css: CssGeometry {
                 device_pixel_ratio: 2.0,
                 css_width: None,

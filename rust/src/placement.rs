@@ -1,6 +1,12 @@
-//! Where badges go: at the top-left of their box (above it when there is room), clamped into
-//! the image, and never on top of an earlier badge: when two would land within
-//! `MIN_DISTANCE` px of each other (or overlap), the later one is offset to the nearest free slot.
+//! Where badges go. A badge's preferred slot is the top-left corner of its box (above it when
+//! there is room); the other spots touching the box (its other corners, inside or outside, and
+//! its sides) are the alternatives. Among those that keep clear of every earlier badge, the one
+//! that covers the least page text wins, then the one nearest the preferred slot: a label that
+//! hides the words next to it (a calendar's day numbers, a menu's items) costs the reader what
+//! the label was meant to point at. When every spot at the box is taken, the search widens ring
+//! by ring and the nearest free slot wins (a leader line then ties it to its box); with no text
+//! near the box that search is all there is. Badges never land on an earlier badge: a hidden
+//! number is worse than hidden text.
 
 use crate::geometry::IRect;
 
@@ -8,6 +14,8 @@ use crate::geometry::IRect;
 pub const MIN_DISTANCE: i64 = 20;
 /// How far (in slot steps) to look for a free position before giving up.
 const SEARCH_RINGS: i64 = 6;
+/// Text further than this from a box cannot be under any of its near candidates.
+const TEXT_REACH_PX: i64 = 64;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Slot {
@@ -32,6 +40,25 @@ impl Slot {
         self.y = self.y.min(img_h - self.h).max(0);
         self
     }
+
+    fn at(&self, x: i64, y: i64) -> Slot {
+        Slot { x, y, ..*self }
+    }
+
+    /// Squared distance from `o`'s position.
+    fn dist2(&self, o: &Slot) -> i64 {
+        let (dx, dy) = (self.x - o.x, self.y - o.y);
+        dx * dx + dy * dy
+    }
+}
+
+/// Pixels of page text under a badge at `s` (text rects may overlap: each counts).
+pub fn text_overlap(s: &Slot, text: &[IRect]) -> i64 {
+    let r = s.rect();
+    text.iter()
+        .filter_map(|t| r.clip(*t))
+        .map(|c| c.width() * c.height())
+        .sum()
 }
 
 /// The preferred slot of a `w` x `h` badge for a box: its top-left corner, sitting just above
@@ -61,25 +88,80 @@ fn offsets() -> Vec<(i64, i64)> {
     v
 }
 
-/// Final slots for badges wanted at `wanted` (in drawing order). Earlier badges keep their
-/// place; a later one that collides moves. If the image is too small for a free slot, the badge
-/// stays at its preferred place (nothing better exists).
-pub fn place(wanted: &[Slot], img_w: i64, img_h: i64) -> Vec<Slot> {
+/// Spots touching the box: all four corners (inside and outside) and both sides, preferred
+/// first. A badge there still reads as the box's own without a leader line.
+fn near_candidates(want: Slot, t: IRect, img_w: i64, img_h: i64) -> Vec<Slot> {
+    let (w, h) = (want.w, want.h);
+    let (left, right) = (t.x0, t.x1 - w);
+    [
+        want,
+        want.at(left, t.y0),      // inside, top-left
+        want.at(right, t.y0 - h), // above, right
+        want.at(right, t.y0),     // inside, top-right
+        want.at(left, t.y1),      // below, left
+        want.at(right, t.y1),     // below, right
+        want.at(left, t.y1 - h),  // inside, bottom-left
+        want.at(right, t.y1 - h), // inside, bottom-right
+        want.at(t.x0 - w, t.y0),  // left side
+        want.at(t.x1, t.y0),      // right side
+        want.at(t.x0 - w, t.y1 - h),
+        want.at(t.x1, t.y1 - h),
+    ]
+    .into_iter()
+    .map(|s| s.clamped(img_w, img_h))
+    .collect()
+}
+
+fn step_x(s: &Slot) -> i64 {
+    MIN_DISTANCE.max(s.w + 2)
+}
+
+fn step_y(s: &Slot) -> i64 {
+    MIN_DISTANCE.max(s.h + 2)
+}
+
+/// Final slots for badges wanted at `wanted` (in drawing order) for boxes `targets`, covering as
+/// little of `text` (page text rects, output px) as they can. Earlier badges keep their place; a
+/// later one never lands on them. If the image is too small for a free slot, the badge stays at
+/// its preferred place (nothing better exists).
+pub fn place(
+    wanted: &[Slot],
+    targets: &[IRect],
+    text: &[IRect],
+    img_w: i64,
+    img_h: i64,
+) -> Vec<Slot> {
     let offsets = offsets();
     let mut placed: Vec<Slot> = Vec::with_capacity(wanted.len());
-    for &want in wanted {
-        let step_x = MIN_DISTANCE.max(want.w + 2);
-        let step_y = MIN_DISTANCE.max(want.h + 2);
-        let free = offsets.iter().find_map(|&(i, j)| {
-            let cand = Slot {
-                x: want.x + i * step_x,
-                y: want.y + j * step_y,
-                ..want
-            }
-            .clamped(img_w, img_h);
-            (!placed.iter().any(|p| p.collides(&cand))).then_some(cand)
+    for (&want, &target) in wanted.iter().zip(targets) {
+        let free = |c: &Slot| !placed.iter().any(|p| p.collides(c));
+        // Only the text around this box can be under its near candidates.
+        let reach = target.grow(TEXT_REACH_PX + want.w.max(want.h));
+        let local: Vec<IRect> = text
+            .iter()
+            .copied()
+            .filter(|t| t.intersects(&reach))
+            .collect();
+        // No text around: the nearest free slot, exactly as before text was considered.
+        let near = (!local.is_empty())
+            .then(|| {
+                near_candidates(want, target, img_w, img_h)
+                    .into_iter()
+                    .filter(free)
+                    .min_by_key(|c| (text_overlap(c, &local), c.dist2(&want)))
+            })
+            .flatten();
+        let slot = near.or_else(|| {
+            let (sx, sy) = (step_x(&want), step_y(&want));
+            offsets
+                .iter()
+                .map(|&(i, j)| {
+                    want.at(want.x + i * sx, want.y + j * sy)
+                        .clamped(img_w, img_h)
+                })
+                .find(free)
         });
-        placed.push(free.unwrap_or(want));
+        placed.push(slot.unwrap_or(want));
     }
     placed
 }
@@ -92,16 +174,27 @@ mod tests {
         Slot { x, y, w: 18, h: 14 }
     }
 
+    /// Boxes of 40 x 20 px under each wanted slot's preferred position.
+    fn boxes_for(wanted: &[Slot]) -> Vec<IRect> {
+        wanted
+            .iter()
+            .map(|s| IRect::new(s.x, s.y + s.h, s.x + 40, s.y + s.h + 20))
+            .collect()
+    }
+
     #[test]
     fn separate_badges_stay_put() {
         let wanted = [slot(10, 10), slot(100, 10), slot(10, 100)];
-        assert_eq!(place(&wanted, 500, 500), wanted.to_vec());
+        assert_eq!(
+            place(&wanted, &boxes_for(&wanted), &[], 500, 500),
+            wanted.to_vec()
+        );
     }
 
     #[test]
     fn close_badges_are_offset() {
         let wanted = [slot(50, 50), slot(55, 52), slot(50, 50), slot(60, 45)];
-        let placed = place(&wanted, 500, 500);
+        let placed = place(&wanted, &boxes_for(&wanted), &[], 500, 500);
         assert_eq!(placed[0], wanted[0]);
         for (i, a) in placed.iter().enumerate() {
             for b in &placed[i + 1..] {
@@ -113,11 +206,70 @@ mod tests {
     #[test]
     fn hundred_badges_at_one_point_do_not_overlap() {
         let wanted = vec![slot(300, 300); 100];
-        let placed = place(&wanted, 1280, 720);
+        let text = [IRect::new(250, 250, 400, 330)];
+        let placed = place(&wanted, &boxes_for(&wanted), &text, 1280, 720);
         for (i, a) in placed.iter().enumerate() {
             assert!(a.x >= 0 && a.y >= 0 && a.x + a.w <= 1280 && a.y + a.h <= 720);
             for b in &placed[i + 1..] {
                 assert!(!a.collides(b));
+            }
+        }
+    }
+
+    #[test]
+    fn a_badge_next_to_a_text_run_moves_off_it() {
+        // A 60 x 24 button at (100, 40); a line of text just above it, where the badge would sit.
+        let target = IRect::new(100, 40, 160, 64);
+        let want = preferred(target, 18, 14, 500, 500);
+        let text = [IRect::new(90, 24, 200, 40)];
+        assert!(
+            text_overlap(&want, &text) > 0,
+            "the test needs text under the usual spot"
+        );
+        let [got] = place(&[want], &[target], &text, 500, 500)[..] else {
+            panic!("one badge")
+        };
+        assert_eq!(
+            text_overlap(&got, &text),
+            0,
+            "{got:?} still covers the text"
+        );
+        // It stays at the box (touching it), not somewhere far away.
+        assert!(
+            got.rect().grow(1).intersects(&target),
+            "{got:?} left its box"
+        );
+    }
+
+    #[test]
+    fn text_inside_the_box_sends_the_badge_to_a_free_corner() {
+        // A calendar cell whose number sits in its middle, a heading line above the cell.
+        let target = IRect::new(100, 100, 130, 126);
+        let text = [IRect::new(60, 86, 200, 100), IRect::new(109, 106, 121, 120)];
+        let want = preferred(target, 18, 14, 500, 500);
+        let got = place(&[want], &[target], &text, 500, 500)[0];
+        assert!(text_overlap(&got, &text) < text_overlap(&want, &text));
+    }
+
+    #[test]
+    fn without_text_or_crowding_the_preferred_slot_wins() {
+        let target = IRect::new(100, 40, 160, 64);
+        let want = preferred(target, 18, 14, 500, 500);
+        let far_text = [IRect::new(400, 400, 480, 420)];
+        assert_eq!(place(&[want], &[target], &far_text, 500, 500), vec![want]);
+    }
+
+    #[test]
+    fn text_never_pushes_a_badge_onto_another() {
+        // Text everywhere: badges still keep clear of each other.
+        let wanted: Vec<Slot> = (0..30)
+            .map(|k| slot(40 + (k % 6) * 8, 40 + (k / 6) * 6))
+            .collect();
+        let text = [IRect::new(0, 0, 400, 400)];
+        let placed = place(&wanted, &boxes_for(&wanted), &text, 400, 400);
+        for (i, a) in placed.iter().enumerate() {
+            for b in &placed[i + 1..] {
+                assert!(!a.collides(b), "{a:?} collides with {b:?}");
             }
         }
     }

@@ -12,7 +12,7 @@ use crate::diffimage;
 use crate::error::CoreError;
 use crate::geometry::CssGeometry;
 use crate::input::Input;
-use crate::limits::{MAX_BADGES, MAX_PIXELS, MAX_SIDE, MIN_MAX_BYTES};
+use crate::limits::{MAX_BADGES, MAX_PIXELS, MAX_SIDE, MAX_TEXT_RECTS, MIN_MAX_BYTES};
 use crate::pipeline::{self, BoxSpec, CssRect, Options, Output, Request};
 
 pyo3::import_exception!(shotbridge.errors, EmptyInputError);
@@ -93,6 +93,7 @@ fn result_dict<'py>(py: Python<'py>, out: Output) -> PyResult<Bound<'py, PyDict>
     d.set_item("thumb_downgraded", out.thumb_downgraded)?;
     d.set_item("badges_drawn", out.badges_drawn)?;
     d.set_item("boxes_offscreen", out.boxes_offscreen)?;
+    d.set_item("text_covered", out.text_covered)?;
     d.set_item("dct_scale_denom", out.dct_scale_denom)?;
     let timings = PyDict::new(py);
     for (stage, us) in out.timings_us {
@@ -110,6 +111,7 @@ type Rect4 = (f64, f64, f64, f64);
     data, *, max_width=1280, max_long_edge=1568, quality=60, min_quality=30, max_bytes=500_000,
     thumb_width=320, thumb_max_bytes=30_000, boxes=Vec::new(), masks=Vec::new(),
     device_pixel_ratio=1.0, css_width=None, css_height=None,
+    text=Vec::new(), avoid_text=true,
 ))]
 #[allow(clippy::too_many_arguments)]
 fn shrink<'py>(
@@ -127,6 +129,8 @@ fn shrink<'py>(
     device_pixel_ratio: f64,
     css_width: Option<f64>,
     css_height: Option<f64>,
+    text: Vec<Rect4>,
+    avoid_text: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let input = input(data)?;
     let options = Options {
@@ -159,11 +163,22 @@ fn shrink<'py>(
             height,
         })
         .collect();
+    let text: Vec<CssRect> = text
+        .into_iter()
+        .map(|(x, y, width, height)| CssRect {
+            x,
+            y,
+            width,
+            height,
+        })
+        .collect();
     let req = Request {
         input,
         options,
         boxes: &boxes,
         masks: &masks,
+        text: &text,
+        avoid_text,
         css: CssGeometry {
             device_pixel_ratio,
             css_width,
@@ -313,5 +328,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_SIDE", MAX_SIDE)?;
     m.add("MIN_MAX_BYTES", MIN_MAX_BYTES)?;
     m.add("MAX_BADGES", MAX_BADGES)?;
+    m.add("MAX_TEXT_RECTS", MAX_TEXT_RECTS)?;
     Ok(())
 }

@@ -13,6 +13,7 @@ rest for frames).
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import os
 import shutil
@@ -22,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
+from shotbridge import image
 from shotbridge.browser import HeadlessBrowser
 from shotbridge.client import BusClient
 
@@ -250,3 +253,39 @@ def test_label_clicks_act_on_the_right_element(abrowser: HeadlessBrowser, pages_
             assert found["elements"], found
 
     asyncio.run(go())
+
+
+def test_badges_cover_less_text_on_a_dense_page(pages_url: str) -> None:
+    """The calendar at the README's 900x560 window: the page's text rects (from discover) under
+    a badge, placed text-blind as before (avoid_text=False keeps the old search) and as the host
+    now places them. Placement depends on geometry only, so the text-blind run uses a blank image
+    of the same size with the host's own boxes."""
+    browser = start_browser(window_size=(900, 560))
+    try:
+
+        async def go() -> tuple[dict[str, Any], dict[str, Any]]:
+            async with await BusClient.connect(runtime_dir=browser.runtime_dir) as client:
+                args = {"url": f"{pages_url}/annot/calendar.html", "annotate": True}
+                shot = await client.request("screenshot", args, timeout=40)
+                args = {"max": 100, "text_rects": True}
+                return shot, await client.request("discover", args, timeout=20)
+
+        shot, found = asyncio.run(go())
+    finally:
+        browser.close()
+    text = found["text_rects"]
+    assert len(text) >= 30, text  # 30 day numbers, the month, the heading, the buttons
+    size = (shot["css_size"]["width"], shot["css_size"]["height"])
+    blank = io.BytesIO()  # the labels' geometry on an empty image: pixels do not move badges
+    Image.new("RGB", (round(size[0]), round(size[1])), "white").save(blank, "PNG")
+    boxes = [image.Box(label=a["label"], **a["bounds"]) for a in shot["annotations"]]
+
+    def covered(avoid: bool) -> int:
+        png = blank.getvalue()
+        out = image.shrink(png, boxes=boxes, text=text, avoid_text=avoid, css_size=size)
+        return out.text_covered
+
+    before, after = covered(False), shot["text_covered"]
+    print(f"calendar: {len(boxes)} badges, {len(text)} text rects; covered {before} -> {after}")
+    assert after == covered(True)  # the host handed the page's text to the core
+    assert after < before * 0.75, (before, after)

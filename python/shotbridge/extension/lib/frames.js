@@ -191,7 +191,7 @@ export async function inFocusedFrame(tabId, name) {
  * frame's elements offset into top-page px, clipped to the visible part of their iframes, and
  * named by `frame` (the iframe selectors from the top), a ">>>" path and a frameLocator chain.
  * @param {number} tabId
- * @param {{target: string, selector: string | null, max: number, include_offscreen: boolean}} args
+ * @param {{target: string, selector: string | null, max: number, include_offscreen: boolean, text_rects?: boolean}} args
  */
 export async function discoverAll(tabId, args) {
   const answers = await callPageAll(tabId, 'discover', { ...args, frames: true }, { allFrames: true });
@@ -209,6 +209,8 @@ export async function discoverAll(tabId, args) {
   /** @type {any[]} */
   const elements = top.elements.map((/** @type {any} */ e) => ({ ...e }));
   const hidden = [...(top.hidden || [])];
+  /** @type {Rect[]} text in frames too: badges keep off it (top-page px, clipped to the frame) */
+  const texts = [...(top.text_rects || [])];
   /** @type {any[]} */
   const frames = [];
   let total = top.total_found;
@@ -227,6 +229,10 @@ export async function discoverAll(tabId, args) {
       const loc = parent.loc !== null && child.css ? `${parent.loc}frameLocator(${js(child.css)}).` : null;
       queue.push({ value, offset: { x: box.x, y: box.y }, clip, chain, loc });
       for (const h of value.hidden || []) hidden.push({ ...h, frame: chain });
+      for (const t of value.text_rects || []) {
+        const r = texts.length < 2000 && intersect(shift(t, { x: box.x, y: box.y }), clip);
+        if (r) texts.push(r);
+      }
       total += value.total_found;
       for (const e of value.elements) {
         const bounds = intersect(shift(e.bounds, { x: box.x, y: box.y }), clip);
@@ -259,6 +265,7 @@ export async function discoverAll(tabId, args) {
     hidden: hidden.slice(0, 20),
     frames: frames.map((f) => ({ ...f, labelled: kept.filter((e) => e.frame === f.frame).length })),
     notes: L.crowding(kept.map((e) => e.bounds), args.max, Math.max(total, ordered.length)),
+    ...(args.text_rects ? { text_rects: texts } : {}),
   };
 }
 

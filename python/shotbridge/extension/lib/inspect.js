@@ -27,6 +27,7 @@ export async function discover(ctx) {
     selector: target === 'custom' ? a.selector : null,
     max,
     include_offscreen: !!a.include_offscreen,
+    text_rects: !!a.text_rects, // line boxes of visible text, for badge placement
   });
   if (out.error) throw new ShotError(out.error.code, out.error.message);
   return out;

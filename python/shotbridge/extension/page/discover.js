@@ -90,6 +90,49 @@
     return out;
   }
 
+  // Text rects for badge placement: enough for a dense page, bounded so a huge one stays cheap.
+  const TEXT_RECTS_MAX = 2000;
+  const TEXT_NODES_MAX = 20000;
+
+  /**
+   * Line boxes of the visible text in the viewport (viewport CSS px), so the image core can put
+   * badges where they hide the least of it. Each text node's Range gives one rect per line.
+   * @param {(Document | ShadowRoot)[]} roots
+   */
+  function textRects(roots) {
+    const vw = window.innerWidth;
+    const vh = window.innerHeight;
+    /** @type {{x: number, y: number, width: number, height: number}[]} */
+    const out = [];
+    /** @type {Map<Element, boolean>} */
+    const seen = new Map();
+    const range = document.createRange();
+    let nodes = 0;
+    for (const root of roots) {
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        if (++nodes > TEXT_NODES_MAX || out.length >= TEXT_RECTS_MAX) return out;
+        if (!/\S/.test(n.nodeValue || '')) continue;
+        const parent = n.parentElement;
+        if (!parent || SKIP_TAGS.has(parent.localName)) continue;
+        let shown = seen.get(parent);
+        if (shown === undefined) {
+          shown = typeof parent.checkVisibility !== 'function' ||
+            parent.checkVisibility({ opacityProperty: true, visibilityProperty: true });
+          seen.set(parent, shown);
+        }
+        if (!shown) continue;
+        range.selectNodeContents(n);
+        for (const r of range.getClientRects()) {
+          if (r.width < 1 || r.height < 1 || r.right <= 0 || r.bottom <= 0 || r.left >= vw || r.top >= vh) continue;
+          out.push(L.rect(r));
+          if (out.length >= TEXT_RECTS_MAX) return out;
+        }
+      }
+    }
+    return out;
+  }
+
   /** Where the page is crowded for the labels asked for: a hint naming the region. */
   L.crowding = crowding;
   function crowding(/** @type {{x: number, y: number, width: number, height: number}[]} */ boxes, max, total) {
@@ -118,7 +161,8 @@
   /**
    * With `frames`, the answer also says where this frame sits (`frame_path`) and where its own
    * iframes are (`child_frames`), so lib/frames.js can join every frame's elements into one list.
-   * @param {{target?: string, selector?: string | null, max?: number, include_offscreen?: boolean, frames?: boolean}} args
+   * With `text_rects`, it also lists the line boxes of the visible text (for badge placement).
+   * @param {{target?: string, selector?: string | null, max?: number, include_offscreen?: boolean, frames?: boolean, text_rects?: boolean}} args
    */
   L.discover = (args) => {
     const target = args.target || 'interactive';
@@ -245,6 +289,7 @@
         hidden_by: L.uniqueSelector(by),
       })),
       notes: crowding(elements.map((e) => e.bounds), max, ordered.length),
+      ...(args.text_rects ? { text_rects: textRects(roots) } : {}),
       ...(args.frames ? { frame_path: L.framePath(), child_frames: L.childFrames(roots) } : {}),
     };
   };
