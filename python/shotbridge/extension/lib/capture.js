@@ -629,7 +629,8 @@ async function captureVisible(ctx, tab, a, timings, why) {
       // document may still be on screen as its predecessor. Only an established one is taken
       // this way (method "auto" then uses CDP, which renders a fresh frame).
       if (pre.paint_age_ms < VISIBLE_MIN_AGE_MS) {
-        if (a.method !== 'visible') throw new ShotError(Code.CAPTURE_FAILED, 'the page is too new for a visible-area capture');
+        // "auto" tries CDP for a young page; when CDP is the path that failed (`why`), wait.
+        if (a.method !== 'visible' && !why) throw new ShotError(Code.CAPTURE_FAILED, 'the page is too new for a visible-area capture');
         await sleep(VISIBLE_MIN_AGE_MS - Math.max(0, pre.paint_age_ms));
         throw new Moved('the page kept loading new documents');
       }
