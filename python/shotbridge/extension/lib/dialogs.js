@@ -145,7 +145,7 @@ export function dialogError(d) {
 /** @param {number} tabId */
 export function busyError(tabId) {
   return new ShotError(Code.PAGE_BUSY,
-    `The page in tab ${tabId} is busy: its main thread has not answered for ${(STALL_MS + ANSWER_MS) / 1000} s ` +
+    `The page in tab ${tabId} is busy: its main thread has not answered for ${(2 * ANSWER_MS) / 1000} s ` +
     '(a long-running or endless script, or a dialog that opened while shotbridge was not attached). ' +
     'Navigate elsewhere or reload (interact action="navigate" works on a busy page: shotbridge ends the ' +
     'stuck renderer, or puts a new tab in its place), or open a new tab (new_tab=true).');
@@ -175,9 +175,14 @@ export async function answers(tabId, ms = ANSWER_MS) {
 export async function diagnose(tabId) {
   const known = open.get(tabId);
   if (known && isAttached(tabId)) return { dialog: known };
-  if (await answers(tabId)) {
-    open.delete(tabId); // closed while nobody was attached to hear it
-    return null;
+  // Two pings in a row: the first may wait behind one of shotbridge's own long page tasks (the
+  // command being diagnosed); a page that also misses the second has been stuck for ANSWER_MS * 2.
+  for (let i = 0; i < 2; i++) {
+    if (await answers(tabId)) {
+      open.delete(tabId); // closed while nobody was attached to hear it
+      return null;
+    }
+    if (open.get(tabId)) break;
   }
   // A dialog heard while the ping waited names the cause. Attaching now would not help (measured:
   // Page.enable does not re-report a dialog that opened before it, Page.handleJavaScriptDialog
