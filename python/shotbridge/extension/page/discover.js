@@ -94,9 +94,21 @@
   const TEXT_RECTS_MAX = 2000;
   const TEXT_NODES_MAX = 20000;
 
+  /** The node after `walker`'s current one and its subtree (null at the end). @param {TreeWalker} walker */
+  function skipSubtree(walker) {
+    for (;;) {
+      const next = walker.nextSibling();
+      if (next) return next;
+      if (!walker.parentNode()) return null;
+    }
+  }
+
   /**
    * Line boxes of the visible text in the viewport (viewport CSS px), so the image core can put
    * badges where they hide the least of it. Each text node's Range gives one rect per line.
+   * Elements whose box is out of view are skipped with their subtree (a long page costs the
+   * visible part only); text that overflows such a box into view is missed, which only means a
+   * badge may cover it.
    * @param {(Document | ShadowRoot)[]} roots
    */
   function textRects(roots) {
@@ -105,29 +117,45 @@
     /** @type {{x: number, y: number, width: number, height: number}[]} */
     const out = [];
     /** @type {Map<Element, boolean>} */
-    const seen = new Map();
+    const shown = new Map();
     const range = document.createRange();
     let nodes = 0;
     for (const root of roots) {
-      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+      let n = walker.nextNode();
+      while (n) {
         if (++nodes > TEXT_NODES_MAX || out.length >= TEXT_RECTS_MAX) return out;
-        if (!/\S/.test(n.nodeValue || '')) continue;
+        if (n.nodeType === 1) {
+          const el = /** @type {Element} */ (n);
+          const name = el.localName;
+          if (SKIP_TAGS.has(name) && name !== 'html' && name !== 'body') {
+            n = skipSubtree(walker);
+            continue;
+          }
+          const b = el.getBoundingClientRect();
+          const away = b.bottom <= 0 || b.top >= vh || b.right <= 0 || b.left >= vw;
+          // A box of no size (display: contents, an inline wrapper) says nothing about its children.
+          n = away && (b.width > 0 || b.height > 0) ? skipSubtree(walker) : walker.nextNode();
+          continue;
+        }
         const parent = n.parentElement;
-        if (!parent || SKIP_TAGS.has(parent.localName)) continue;
-        let shown = seen.get(parent);
-        if (shown === undefined) {
-          shown = typeof parent.checkVisibility !== 'function' ||
-            parent.checkVisibility({ opacityProperty: true, visibilityProperty: true });
-          seen.set(parent, shown);
+        if (parent && /\S/.test(n.nodeValue || '')) {
+          let visible = shown.get(parent);
+          if (visible === undefined) {
+            visible = typeof parent.checkVisibility !== 'function' ||
+              parent.checkVisibility({ opacityProperty: true, visibilityProperty: true });
+            shown.set(parent, visible);
+          }
+          if (visible) {
+            range.selectNodeContents(n);
+            for (const r of range.getClientRects()) {
+              if (r.width < 1 || r.height < 1 || r.right <= 0 || r.bottom <= 0 || r.left >= vw || r.top >= vh) continue;
+              out.push(L.rect(r));
+              if (out.length >= TEXT_RECTS_MAX) return out;
+            }
+          }
         }
-        if (!shown) continue;
-        range.selectNodeContents(n);
-        for (const r of range.getClientRects()) {
-          if (r.width < 1 || r.height < 1 || r.right <= 0 || r.bottom <= 0 || r.left >= vw || r.top >= vh) continue;
-          out.push(L.rect(r));
-          if (out.length >= TEXT_RECTS_MAX) return out;
-        }
+        n = walker.nextNode();
       }
     }
     return out;
