@@ -357,6 +357,29 @@ mod tests {
     }
 
     #[test]
+    fn badges_keep_off_text_and_count_what_they_cover() {
+        // A button with a caption line right above it, where its badge would sit.
+        let text = [IRect::new(30, 20, 160, 38)];
+        let labels = [label(40.0, 40.0, 80.0, 24.0, 1)];
+        let mut blind = Raster::filled(300, 200, 3, WHITE);
+        let text_blind = Text {
+            rects: &text,
+            avoid: false,
+        };
+        assert_eq!(
+            annotate(&mut blind, &labels, text_blind, None).text_covered,
+            1
+        );
+        let mut img = Raster::filled(300, 200, 3, WHITE);
+        let avoid = Text {
+            rects: &text,
+            avoid: true,
+        };
+        assert_eq!(annotate(&mut img, &labels, avoid, None).text_covered, 0);
+        assert_ne!(img, blind, "the badge moved");
+    }
+
+    #[test]
     fn nearest_point_of_a_zero_size_box_is_its_corner() {
         assert_eq!(nearest(IRect::new(5, 7, 5, 7), 100, -3), (5, 7));
         assert_eq!(nearest(IRect::new(0, 0, 1, 0), -9, 9), (0, 0));
