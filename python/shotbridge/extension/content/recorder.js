@@ -207,11 +207,14 @@
     const checkable = el.localName === 'input' && (input.type === 'checkbox' || input.type === 'radio');
     // detail 0: a click the browser made up (Enter's implicit submit); position: where in the
     // element it landed, so a canvas/map click replays at the same spot.
-    // Padding box, as Playwright's; to 0.01 px: a box at a fractional offset rounded to whole px
-    // replayed one pixel off (offsetY 38 instead of 39).
+    // In the padding box, as Playwright's `position`. On the element itself: the offset the page
+    // saw (offsetX/Y, from the exact point; clientX/Y are whole px, so a box at y 120.88 put the
+    // replay a pixel off). Else (a click on a child) from client coordinates, to 0.01 px.
     const box = el.getBoundingClientRect();
     const at = (/** @type {number} */ v) => Math.round(v * 100) / 100;
-    const position = { x: at(e.clientX - box.left - el.clientLeft), y: at(e.clientY - box.top - el.clientTop) };
+    const position = (e.composedPath()[0] || e.target) === el
+      ? { x: e.offsetX, y: e.offsetY }
+      : { x: at(e.clientX - box.left - el.clientLeft), y: at(e.clientY - box.top - el.clientTop) };
     record('click', el, { ...(checkable ? { checked: input.checked } : {}), detail: e.detail, position });
   }, true);
 
