@@ -1,32 +1,39 @@
-// The replay test app: a live clock, a list loaded by fetch, a form submitted with Enter (a
-// POST), a canvas whose clicks land where they are made, and a button that throws while BUG is on.
+// The replay test app: a list loaded by fetch (filtered with Enter, which also saves the search),
+// a form submitted with Enter or its button (a POST), a canvas whose clicks land where they are
+// made, a button that throws while BUG is on, and a Like button far down the page (a POST).
 const BUG = true;
 
-const clock = document.getElementById('clock');
-function tick() { clock.textContent = new Date().toISOString().slice(11, 23); }
-tick();
-setInterval(tick, 100);
+const post = (path, body) => fetch(path, {
+  method: 'POST',
+  headers: { 'Content-Type': 'application/json' },
+  body: JSON.stringify(body),
+});
 
+let filter = '';
 async function load() {
   const res = await fetch('/api/items');
   const items = await res.json();
-  const list = document.getElementById('items');
-  list.replaceChildren(...items.map((it) => {
+  const shown = items.filter((it) => it.title.toLowerCase().includes(filter));
+  document.getElementById('items').replaceChildren(...shown.map((it) => {
     const li = document.createElement('li');
     li.textContent = it.title;
     return li;
   }));
+  document.getElementById('shown').textContent = `${shown.length} of ${items.length} shown`;
 }
 load();
+
+document.getElementById('filter').addEventListener('keydown', async (e) => {
+  if (e.key !== 'Enter') return;
+  filter = e.target.value.trim().toLowerCase();
+  await post('/api/searches', { q: filter });
+  await load();
+});
 
 document.getElementById('add-form').addEventListener('submit', async (e) => {
   e.preventDefault();
   const input = document.getElementById('title');
-  await fetch('/api/items', {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ title: input.value }),
-  });
+  await post('/api/items', { title: input.value });
   input.value = '';
   await load();
 });
@@ -42,4 +49,10 @@ pad.addEventListener('click', (e) => {
 document.getElementById('break').addEventListener('click', () => {
   if (BUG) throw new Error('stock check failed: widget missing');
   document.getElementById('stock').textContent = 'in stock';
+});
+
+document.getElementById('like').addEventListener('click', async () => {
+  const res = await post('/api/likes', { item: 'Alpha' });
+  const like = await res.json();
+  document.getElementById('likes').textContent = `liked ${like.item}`;
 });
