@@ -184,10 +184,10 @@ export async function diagnose(tabId) {
     }
     if (open.get(tabId)) break;
   }
-  // A dialog heard while the ping waited names the cause. Attaching now would not help (measured:
-  // Page.enable does not re-report a dialog that opened before it, Page.handleJavaScriptDialog
-  // answers "No dialog is showing" for it, and a Page.enable sent to a stuck page holds back later
-  // commands such as the Page.crash that navigate uses to get out).
+  // A dialog heard while the ping waited names the cause. Attaching now would not help (measured
+  // in Chromium: Page.enable does not re-report a dialog that opened before it,
+  // Page.handleJavaScriptDialog answers "No dialog is showing" for it, and a session attached to
+  // a renderer that is already stuck never reaches it, not even with Page.crash).
   const d = open.get(tabId);
   if (d) return { dialog: d };
   return { busy: true };
