@@ -46,9 +46,11 @@ def shrink(
     css_height: float | None = None,
     text: list[tuple[float, float, float, float]] = ...,
     avoid_text: bool = True,
+    source_quality: int | None = None,
 ) -> CoreResult:
     """Decode, shrink, mask, label and encode; boxes are (x, y, w, h, badge number) in CSS px;
-    text (visible page text, CSS px) is what badges keep off (avoid_text=False: only counted)."""
+    text (visible page text, CSS px) is what badges keep off (avoid_text=False: only counted);
+    source_quality: the browser's JPEG quality, to keep a JPEG with nothing to paint as it is."""
 
 def turbo_floor(
     jpeg: bytes,

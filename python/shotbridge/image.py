@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
@@ -106,6 +106,9 @@ class ShrinkOptions(BaseModel):
         if self.min_quality > self.quality:
             raise ValueError("min_quality must not exceed quality")
         return self
+
+
+_QUALITY: TypeAdapter[int | None] = TypeAdapter(Annotated[int, Field(ge=1, le=100)] | None)
 
 
 class Box(Rect):
@@ -217,6 +220,7 @@ def shrink(
     css_size: Size | tuple[float, float] | None = None,
     text: Iterable[Rect | Mapping[str, Any]] = (),
     avoid_text: bool = True,
+    source_quality: int | None = None,
 ) -> ShrinkResult:
     """Decode, shrink, mask, label and re-encode one screenshot.
 
@@ -231,6 +235,9 @@ def shrink(
             they can (``DiscoverResult.text_rects``).
         avoid_text: False places badges as if there were no text and only counts what they
             cover (``text_covered``), to compare.
+        source_quality: the JPEG quality the browser was asked for. A JPEG already at the output
+            size, at most ``options.quality``, within the budget and with no boxes or masks is
+            kept byte for byte (only the thumbnail is made).
 
     Raises:
         shotbridge.errors.ImageError: the image was refused (see the module docstring).
@@ -259,6 +266,7 @@ def shrink(
             css_height=css_height,
             text=_text_rects(text),
             avoid_text=bool(avoid_text),
+            source_quality=_QUALITY.validate_python(source_quality),
         )
     except ImageError:
         raise

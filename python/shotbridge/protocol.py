@@ -185,6 +185,9 @@ class CaptureArgs(Model):
     tile: TileCaps | None = None
     # CDP only: render at the scale that makes the image fit these caps (never upscaling).
     fit: TileCaps | None = None
+    # With `fit`: the JPEG quality to render at instead of `quality` (the host's final one, so
+    # an image with nothing to paint on it can leave as Chrome encoded it).
+    fit_quality: int | None = Field(None, ge=1, le=100)
     # Secrets to paint over on top of password fields (the user's configure mask_selectors).
     mask_selectors: list[str] = Field(default_factory=list)
     debugger_idle_ms: int = Field(2000, ge=0, le=60_000)  # keep the debugger attached this long
@@ -201,6 +204,7 @@ class CaptureTile(Model):
 class CaptureResult(Model):
     data_url: str  # data:image/jpeg;base64,...
     method: Literal["cdp", "visible"]
+    quality: int | None = None  # the JPEG quality Chrome encoded data_url at
     url: str
     title: str
     tab_id: int

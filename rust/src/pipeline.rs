@@ -28,6 +28,10 @@ pub struct Options {
     pub max_bytes: usize,
     pub thumb_width: u32,
     pub thumb_max_bytes: usize,
+    /// The JPEG quality the browser was asked for, when the caller knows it. A JPEG already at
+    /// the output size, at most `quality`, within `max_bytes` and with nothing to paint on it is
+    /// kept byte for byte: decoding and re-encoding it would cost time and sharpness for nothing.
+    pub source_quality: Option<u8>,
 }
 
 impl Default for Options {
@@ -40,6 +44,7 @@ impl Default for Options {
             max_bytes: 500_000,
             thumb_width: 320,
             thumb_max_bytes: 30_000,
+            source_quality: None,
         }
     }
 }
@@ -234,6 +239,69 @@ fn draw(
     Ok(annotate(img, &labels, text, undo))
 }
 
+/// The quality to keep the input at, when it can leave as it came (see `Options::source_quality`).
+fn kept_quality(
+    req: &Request<'_>,
+    format: Format,
+    src: (u32, u32),
+    out: (u32, u32),
+    len: usize,
+) -> Option<u8> {
+    let opts = &req.options;
+    let q = opts.source_quality?;
+    let plain = req.masks.is_empty() && req.boxes.is_empty();
+    (format == Format::Jpeg && plain && src == out && q <= opts.quality && len <= opts.max_bytes)
+        .then_some(q)
+}
+
+/// The input JPEG as the output, with a thumbnail decoded from it (which also proves the
+/// input decodes: a broken stream fails here as it would on the full path).
+fn keep_as_is(
+    req: &Request<'_>,
+    data: &[u8],
+    header: &crate::header::Header,
+    quality: u8,
+    mut clock: Clock,
+) -> Result<Output> {
+    let opts = &req.options;
+    let src = (header.width, header.height);
+    let tw = opts.thumb_width.min(src.0);
+    let th = ((f64::from(src.1) * f64::from(tw) / f64::from(src.0)).round() as u32).max(1);
+    let decoded = decode(data, header, (tw, th))?;
+    clock.lap("decode");
+    let mut encoder = Encoder::new()?;
+    let thumb = budget::fit(
+        (tw, th),
+        opts.quality,
+        opts.min_quality,
+        opts.thumb_max_bytes,
+        |size, q| encoder.encode(&resize(&decoded.raster, size.0, size.1)?, q),
+    )?;
+    clock.lap("thumbnail");
+    let (sx, _) = req.css.source_scale(src.0, src.1);
+    Ok(Output {
+        jpeg: data.to_vec(),
+        thumbnail: thumb.bytes,
+        width: src.0,
+        height: src.1,
+        source_width: src.0,
+        source_height: src.1,
+        thumb_width: thumb.size.0,
+        thumb_height: thumb.size.1,
+        css_to_output_scale: sx,
+        quality,
+        downgraded: false,
+        scale_applied: 1.0,
+        thumb_quality: thumb.quality,
+        thumb_downgraded: thumb.downgraded,
+        badges_drawn: 0,
+        boxes_offscreen: 0,
+        text_covered: 0,
+        dct_scale_denom: decoded.dct_denom,
+        timings_us: clock.finish(),
+    })
+}
+
 pub fn run(req: &Request<'_>) -> Result<Output> {
     req.options.validate()?;
     validate_css(&req.css)?;
@@ -247,6 +315,9 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
     check_dimensions(u64::from(header.width), u64::from(header.height))?;
     let src = (header.width, header.height);
     let out = fit(src.0, src.1, opts.max_width, opts.max_long_edge);
+    if let Some(q) = kept_quality(req, header.format, src, out, data.len()) {
+        return keep_as_is(req, &data, &header, q, clock);
+    }
     let decoded = decode(&data, &header, out)?;
     drop(data);
     clock.lap("decode");
@@ -461,5 +532,51 @@ mod mask_tests {
         };
         let out = run_with(&[r]).unwrap();
         assert_eq!((out.width, out.height), (64, 48));
+    }
+
+    fn plain(data: &[u8], source_quality: Option<u8>, masks: &[CssRect]) -> Result<Output> {
+        run(&Request {
+            input: Input::Bytes(data),
+            options: Options {
+                source_quality,
+                ..Options::default()
+            },
+            boxes: &[],
+            masks,
+            text: &[],
+            avoid_text: true,
+            css: CssGeometry {
+                device_pixel_ratio: 1.0,
+                css_width: None,
+                css_height: None,
+            },
+        })
+    }
+
+    #[test]
+    fn a_browser_jpeg_at_output_size_with_nothing_to_paint_is_kept_byte_for_byte() {
+        // Detail (a pattern, not a flat colour) so that a second encoding shows in the bytes.
+        let mut px = Raster::filled(640, 360, 3, [0, 255, 0]);
+        for (i, v) in px.data.iter_mut().enumerate() {
+            *v = ((i * 7919) % 251) as u8;
+        }
+        let data = Encoder::new().unwrap().encode(&px, 60).unwrap();
+        let kept = plain(&data, Some(60), &[]).unwrap();
+        assert_eq!(kept.jpeg, data);
+        assert_eq!((kept.width, kept.height, kept.quality), (640, 360, 60));
+        assert_eq!((kept.thumb_width, kept.thumb_height), (320, 180));
+        // A mask, an unknown or a higher source quality: decoded and encoded again.
+        let r = CssRect {
+            x: 0.0,
+            y: 0.0,
+            width: 10.0,
+            height: 10.0,
+        };
+        assert_ne!(plain(&data, Some(60), &[r]).unwrap().jpeg, data);
+        assert_ne!(plain(&data, None, &[]).unwrap().jpeg, data);
+        assert_ne!(plain(&data, Some(90), &[]).unwrap().jpeg, data);
+        // A broken stream is not passed on.
+        let broken = &data[..data.len() / 2];
+        assert!(plain(broken, Some(60), &[]).is_err());
     }
 }

@@ -110,7 +110,7 @@ type Rect4 = (f64, f64, f64, f64);
 #[pyo3(signature = (
     data, *, max_width=1280, max_long_edge=1568, quality=60, min_quality=30, max_bytes=500_000,
     thumb_width=320, thumb_max_bytes=30_000, boxes=Vec::new(), masks=Vec::new(),
-    device_pixel_ratio=1.0, css_width=None, css_height=None,
+    device_pixel_ratio=1.0, css_width=None, css_height=None, source_quality=None,
     text=Vec::new(), avoid_text=true,
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -129,6 +129,7 @@ fn shrink<'py>(
     device_pixel_ratio: f64,
     css_width: Option<f64>,
     css_height: Option<f64>,
+    source_quality: Option<u8>,
     text: Vec<Rect4>,
     avoid_text: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -141,6 +142,7 @@ fn shrink<'py>(
         max_bytes,
         thumb_width,
         thumb_max_bytes,
+        source_quality,
     };
     let boxes: Vec<BoxSpec> = boxes
         .into_iter()

@@ -76,6 +76,30 @@ def test_annotated_capture_matches_buttons(browser: HeadlessBrowser, pages_url: 
     assert max(r, g, b_) < 40, (r, g, b_)
 
 
+def test_chromes_jpeg_leaves_as_it_is_only_when_there_is_nothing_to_paint(
+    browser: HeadlessBrowser, pages_url: str
+) -> None:
+    # Rendered at the output size and quality, a page with no secret and no label is passed on
+    # without a decode and re-encode (the core makes only the thumbnail); a password field (a
+    # mask to paint) or labels send it through the whole pipeline, masked.
+    plain = asyncio.run(
+        _screenshot(browser, {"url": f"{pages_url}/diff/page.html", "method": "cdp"})
+    )
+    assert (plain["width"], plain["quality"], plain["masked"]) == (1280, 60, 0)
+    assert "core_encode_us" not in plain["timings"], plain["timings"]
+    assert _decode(plain["thumbnail"]).width == 320 and _decode(plain["jpeg"]).width == 1280
+    secret = asyncio.run(
+        _screenshot(browser, {"url": f"{pages_url}/security/rules.html", "method": "cdp"})
+    )
+    assert secret["masked"] > 0 and "core_encode_us" in secret["timings"]
+    labelled = asyncio.run(
+        _screenshot(
+            browser, {"url": f"{pages_url}/buttons.html", "method": "cdp", "annotate": True}
+        )
+    )
+    assert labelled["annotations"] and "core_encode_us" in labelled["timings"]
+
+
 def test_hidpi_capture_maps_boxes(browser_dpr2: HeadlessBrowser, pages_url: str) -> None:
     result = asyncio.run(
         _screenshot(browser_dpr2, {"url": f"{pages_url}/buttons.html", "annotate": True})
