@@ -27,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-import os
 import shutil
 import subprocess
 import threading
@@ -45,7 +44,8 @@ from shotbridge.generate import masks, playwright, report
 from shotbridge.generate.steps import Session, build_steps, dynamic_selectors, watched_pages
 
 from tests.e2e.conftest import start_browser
-from tests.e2e.test_session import CHROME, CONFIG, NODE_MODULES, run_node
+from tests.e2e.test_session import CONFIG, NODE_MODULES, run_node
+from tests.e2e.test_session import _npx as npx
 
 # The shared fixtures run every session's specs (5 sessions x 2 projects x 10 runs) at once.
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(1200)]
@@ -416,16 +416,7 @@ def _run(app: App, call: Callable[[], subprocess.CompletedProcess[str]]) -> Run:
 
 
 def _npx(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``playwright test`` in ``project`` (JSON report), with Debian's Chromium."""
-    env = {**os.environ, "CHROME_PATH": CHROME, "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"}
-    return subprocess.run(
-        [str(NODE_MODULES / ".bin" / "playwright"), "test", "--reporter=json", *args],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    return npx(project, *args, timeout=900)  # up to 50 runs in one invocation
 
 
 def _spec(name: str, language: str) -> str:

@@ -201,7 +201,7 @@ def test_session_is_recorded_with_locators_errors_network_and_screenshots(
     assert json.loads(post["response_body"]) == {"id": "note-widget", "title": "Widget"}
 
     shots = recorded["timeline"]["screenshots"]
-    triggers = {s["trigger"] for s in shots}
+    triggers = {t["trigger"] for s in shots for t in s["triggers"] or [s]}  # merged ones too
     assert {"navigation", "action", "error"} <= triggers, shots
     error_shot = next(s for s in shots if s["trigger"] == "error")
     assert error_shot["action_id"] == next(
@@ -254,7 +254,7 @@ def run_node(project: Path, script: str, timeout: float) -> subprocess.Completed
     )
 
 
-def _npx(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _npx(project: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "CHROME_PATH": CHROME, "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"}
     return subprocess.run(
         [str(NODE_MODULES / ".bin" / "playwright"), "test", "--reporter=json", *args],
@@ -262,7 +262,7 @@ def _npx(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
     )
 
 
@@ -298,7 +298,8 @@ def test_generated_spec_baselines_passes_then_catches_css_change(
     visual = playwright.generate_test_spec(
         s, assert_visual=True, include_fixtures=True, assert_no_errors=False
     )
-    assert "toHaveScreenshot('step-1.png', { maxDiffPixels: 100" in visual
+    # Step 1's page was left at once (not watched: no assertion); step 2's form was.
+    assert "toHaveScreenshot('step-2.png', { maxDiffPixels: 100" in visual
     assert "mask: [page.locator('#clock')]" in visual
     assert "getByTestId('add-note')" in visual and "getByRole('link'" in visual
     # Fixtures serve the GETs that filled the page (issue 13); this session made none, and the
@@ -330,7 +331,7 @@ def test_generated_spec_baselines_passes_then_catches_css_change(
     finally:
         css.write_text(original)
     assert _outcomes(third) == {"visual.spec.ts": "failed"}, third.stdout[-3000:]
-    assert "toHaveScreenshot" in third.stdout and "step-1" in third.stdout
+    assert "toHaveScreenshot" in third.stdout and "step-2" in third.stdout
 
 
 @pytest.mark.usefixtures("needs_node")
@@ -407,7 +408,7 @@ def test_mcp_resources_observe_and_generation(app: tuple[str, Path]) -> None:
         assert any(b.type == "image" for b in r.content)
         r = call("generate_test", {})
         spec = r.content[0].text
-        assert "toHaveScreenshot('step-1.png'" in spec
+        assert "toHaveScreenshot('step-2.png'" in spec  # the sampled page (step 1's was left)
         assert "import { test, expect } from '@playwright/test';" in spec  # ESM + TS by default
         # form.html (the page open now) has a live clock: the live sampling masks just it.
         assert "mask: [page.locator('#clock')]" in spec and "tests/session.spec.ts" in spec
