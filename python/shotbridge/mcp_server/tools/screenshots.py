@@ -109,6 +109,8 @@ async def observe_blocks(state: ServerState, include_thumbnails: bool) -> list[C
             "bytes": m["bytes"],
             "kept": m["kept"],
         }
+        if len(m.get("triggers") or []) > 1:  # an automatic one that merged several triggers
+            item["triggers"] = [t["trigger"] for t in m["triggers"]]
         if m["kept"]:
             item["resource"] = f"screenshot://{m['id']}"
             item["thumbnail"] = f"screenshot://{m['id']}/thumbnail"
