@@ -10,7 +10,8 @@ would; the live page is sampled for what moves. Every session is a different pat
 From each timeline we generate and run, with Debian's Chromium:
 
 * the visual spec, in an ESM project (``"type": "module"``, TypeScript) and a CommonJS project
-  (JavaScript, require): baselines, then ``--repeat-each=10`` on the unchanged app: 10 of 10 pass,
+  (JavaScript, require; compared against the ESM run's baselines): baselines, then
+  ``--repeat-each=10`` on the unchanged app: 10 of 10 pass,
   each run sending each of the session's writes exactly once (fixtures serve the reads); a CSS
   change fails it. Sessions without errors also assert no errors in that spec;
 * for sessions with an error, the ``assert_no_errors`` spec: fails while the bug is there, passes
@@ -307,6 +308,7 @@ SESSIONS = [
 ]
 BY_NAME = {s.name: s for s in SESSIONS}
 NAMES = [s.name for s in SESSIONS]
+ERROR_NAMES = [s.name for s in SESSIONS if s.error]
 
 
 async def _record(runtime_dir: Path, base: str, drive: Drive) -> dict[str, Any]:
@@ -486,10 +488,9 @@ def error_runs(
 ) -> dict[str, Run]:
     """The ``assert_no_errors`` specs of the sessions that saw an error: with the bug, fixed."""
     project = _project(tmp_path_factory.mktemp("replay-errors") / "errors", "esm")
-    for s in SESSIONS:
-        if s.error:
-            spec = playwright.generate_test_spec(recorded[s.name].session, assert_visual=False)
-            (project / _spec(s.name, "ts")).write_text(spec)
+    for name in ERROR_NAMES:
+        spec = playwright.generate_test_spec(recorded[name].session, assert_visual=False)
+        (project / _spec(name, "ts")).write_text(spec)
     runs = {"buggy": _run(app, lambda: _npx(project, f"--workers={WORKERS}"))}
     with app.edited("app.js", "const BUG = true;", "const BUG = false;"):
         runs["fixed"] = _run(app, lambda: _npx(project, f"--workers={WORKERS}"))
@@ -497,6 +498,11 @@ def error_runs(
 
 
 # ---- the checks, per session -----------------------------------------------------------------
+
+
+def _writes(recorded: dict[str, Recorded], names: list[str], runs: int) -> Counter[str]:
+    """The writes ``runs`` replays of these sessions must send: the recorded ones, each time."""
+    return Counter({k: runs * n for name in names for k, n in recorded[name].writes.items()})
 
 
 def _described(steps: list[Any], base: str) -> list[tuple[str, str, str]]:
@@ -564,6 +570,8 @@ def test_visual_spec_passes_10_of_10_sending_each_write_once(
     assert repeat.of(file) == ["passed"] * RUNS, repeat.tail()
     writes = recorded[name].writes
     assert {k: repeat.writes[k] for k in writes} == {k: RUNS for k in writes}, repeat.writes
+    # Nothing else either: the invocation sent the five sessions' writes, RUNS times each.
+    assert repeat.writes == _writes(recorded, NAMES, RUNS), repeat.writes
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -573,7 +581,7 @@ def test_visual_spec_fails_after_a_css_change(name: str, visual: dict[str, Proje
     assert "toHaveScreenshot" in css.proc.stdout and "pixels" in css.proc.stdout
 
 
-@pytest.mark.parametrize("name", [s.name for s in SESSIONS if s.error])
+@pytest.mark.parametrize("name", ERROR_NAMES)
 def test_error_spec_fails_with_the_bug_and_passes_once_fixed(
     name: str, error_runs: dict[str, Run], recorded: dict[str, Recorded]
 ) -> None:
@@ -585,6 +593,7 @@ def test_error_spec_fails_with_the_bug_and_passes_once_fixed(
     for run in (buggy, fixed):  # every step ran, with the bug too: each write once
         writes = recorded[name].writes
         assert {k: run.writes[k] for k in writes} == dict(writes), run.writes
+        assert run.writes == _writes(recorded, ERROR_NAMES, 1), run.writes
 
 
 @pytest.mark.parametrize("name", NAMES)
