@@ -306,8 +306,12 @@ def test_restricted_page(s: McpSession, pages: str) -> None:
     )
     r = s.call("capture_screenshot", {})
     assert r.is_error and named.search(text_of(r)), text_of(r)
+    # Issue 14: the annotated observe still answers with what can be known, and says why no image.
     r = s.call("observe", {"annotate_screenshot": True})
-    assert r.is_error and named.search(text_of(r)), text_of(r)
+    assert not r.is_error, text_of(r)
+    page = json.loads(text_of(r))["page"]
+    assert page["url"] == "chrome://version/" and page["restricted"] is True, page
+    assert "No image can be taken of a browser page" in page["note"], page
     goto(s, f"{pages}/none.html")
 
 
