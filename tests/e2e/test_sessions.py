@@ -1,4 +1,5 @@
-"""Sessions per client (issues 11 and 12): two real ``shotctl mcp`` stdio servers on one browser.
+"""Sessions per client (issues 11 and 12): two real ``shotctl mcp`` stdio servers on one browser,
+headless and the user's own headed one.
 
 Each server is its own session in the host: its own screenshots, labels, steps and timeline. A
 label or pixel click resolves against the screenshots returned to *that* server; another server's
@@ -14,7 +15,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from shotbridge.browser import HeadlessBrowser
 
 from tests.e2e.conftest import start_browser
 from tests.mcp_stdio import McpSession
@@ -22,15 +22,21 @@ from tests.mcp_stdio import McpSession
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(scope="module")
-def shared_browser() -> Iterator[HeadlessBrowser]:
+@pytest.fixture(scope="module", params=["headless", "headed"])
+def browser_env(request: pytest.FixtureRequest) -> Iterator[dict[str, str]]:
+    """What an MCP client's environment needs to reach one browser: a headless Chromium of the
+    test's own, or the user's headed Chromium (Xvfb, a normal profile, `shotctl install`) reached
+    with the minimal environment an IDE passes."""
+    if request.param == "headed":
+        request.getfixturevalue("headed")
+        yield request.getfixturevalue("desktop").minimal_env()
+        return
     b = start_browser(window_size=(1280, 800))
-    yield b
+    yield {"SHOTBRIDGE_RUNTIME_DIR": str(b.runtime_dir)}
     b.close()
 
 
-def _server(browser: HeadlessBrowser, *extra: str) -> McpSession:
-    env = {"SHOTBRIDGE_RUNTIME_DIR": str(browser.runtime_dir)}
+def _server(env: dict[str, str], *extra: str) -> McpSession:
     return McpSession("--browser", "connected", "--cooldown", "0", *extra, env=env)
 
 
@@ -60,9 +66,9 @@ def _first_json(r: Any) -> Any:
 
 
 def test_two_clients_never_see_each_others_screenshots_or_steps(
-    shared_browser: HeadlessBrowser, pages_url: str
+    browser_env: dict[str, str], pages_url: str
 ) -> None:
-    with _server(shared_browser) as a, _server(shared_browser) as b:
+    with _server(browser_env) as a, _server(browser_env) as b:
         _ok(a, "interact", {"action": "navigate", "url": f"{pages_url}/buttons.html"})
         annotated = _ok(a, "observe", {"what": "page", "annotate_screenshot": True})
         second = _label_of(annotated, "#b2")
@@ -92,12 +98,10 @@ def test_two_clients_never_see_each_others_screenshots_or_steps(
         assert b_ids == {b_shot} and b_shot not in a_ids and a_ids, (a_ids, b_ids)
 
 
-def test_shared_session_is_an_explicit_option(
-    shared_browser: HeadlessBrowser, pages_url: str
-) -> None:
+def test_shared_session_is_an_explicit_option(browser_env: dict[str, str], pages_url: str) -> None:
     with (
-        _server(shared_browser, "--shared-session") as a,
-        _server(shared_browser, "--shared-session") as b,
+        _server(browser_env, "--shared-session") as a,
+        _server(browser_env, "--shared-session") as b,
     ):
         _ok(a, "interact", {"action": "navigate", "url": f"{pages_url}/buttons.html"})
         annotated = _ok(a, "observe", {"what": "page", "annotate_screenshot": True})
