@@ -1,4 +1,5 @@
-"""`shotctl capture URL|FILE` with a connected browser leaves the user's tab alone (issue 11).
+"""`shotctl capture URL|FILE` with a connected browser leaves the user's tab alone (issue 11), in a
+headless browser and in the user's own headed one.
 
 The capture opens an unfocused window of its own, captures it and closes it: the user's tracked
 tab keeps its page, and the browser ends with the tabs it had. A missing file or a bare word is a
@@ -8,6 +9,7 @@ one-line usage error (exit 2) before any browser is touched.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
@@ -17,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from shotbridge.browser import HeadlessBrowser
 from shotbridge.client import BusClient
 
 from tests.e2e.conftest import start_browser
@@ -27,24 +28,41 @@ pytestmark = pytest.mark.browser
 PAGES = Path(__file__).resolve().parents[1] / "pages"
 
 
-@pytest.fixture(scope="module")
-def user_browser(pages_url: str) -> Iterator[HeadlessBrowser]:
+class UserBrowser:
+    """The browser a user's `shotctl capture` reaches: how to ask its host, and the environment."""
+
+    def __init__(self, env: dict[str, str], connect: Any, as_user: Any = None) -> None:
+        self.env = env
+        self._connect = connect
+        self._as_user = as_user or contextlib.nullcontext
+
+    def bus(self, cmd: str, args: dict[str, Any]) -> dict[str, Any]:
+        async def go() -> dict[str, Any]:
+            async with await self._connect() as c:
+                return await c.request(cmd, args, timeout=30)
+
+        with self._as_user():
+            return asyncio.run(go())
+
+
+@pytest.fixture(scope="module", params=["headless", "headed"])
+def user_browser(request: pytest.FixtureRequest, pages_url: str) -> Iterator[UserBrowser]:
+    """A headless Chromium of the test's own, or the user's headed one (Xvfb, a normal profile,
+    `shotctl install`; its tab starts on buttons.html)."""
+    if request.param == "headed":
+        request.getfixturevalue("headed")
+        desktop = request.getfixturevalue("desktop")
+        yield UserBrowser(desktop.env(), BusClient.connect, desktop.as_user)
+        return
     b = start_browser(window_size=(1280, 800))
-    _bus(b, "navigate", {"url": f"{pages_url}/buttons.html"})
-    yield b
+    env = {**os.environ, "SHOTBRIDGE_RUNTIME_DIR": str(b.runtime_dir)}
+    user = UserBrowser(env, lambda: BusClient.connect(runtime_dir=b.runtime_dir))
+    user.bus("navigate", {"url": f"{pages_url}/buttons.html"})
+    yield user
     b.close()
 
 
-def _bus(browser: HeadlessBrowser, cmd: str, args: dict[str, Any]) -> dict[str, Any]:
-    async def go() -> dict[str, Any]:
-        async with await BusClient.connect(runtime_dir=browser.runtime_dir) as c:
-            return await c.request(cmd, args, timeout=30)
-
-    return asyncio.run(go())
-
-
-def _shotctl(runtime_dir: Path, tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "SHOTBRIDGE_RUNTIME_DIR": str(runtime_dir)}
+def _shotctl(env: dict[str, str], tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "shotbridge", "capture", "--browser", "connected", "-q", *args],
         env=env,
@@ -55,18 +73,18 @@ def _shotctl(runtime_dir: Path, tmp: Path, *args: str) -> subprocess.CompletedPr
     )
 
 
-def _tabs(browser: HeadlessBrowser) -> list[dict[str, Any]]:
-    return _bus(browser, "list_tabs", {})["tabs"]
+def _tabs(browser: UserBrowser) -> list[dict[str, Any]]:
+    return browser.bus("list_tabs", {})["tabs"]
 
 
 @pytest.mark.parametrize("what", ["url", "file"])
 def test_capture_of_a_url_or_file_never_touches_the_users_tab(
-    user_browser: HeadlessBrowser, pages_url: str, tmp_path: Path, what: str
+    user_browser: UserBrowser, pages_url: str, tmp_path: Path, what: str
 ) -> None:
     before = _tabs(user_browser)
     tracked = next(t for t in before if t["tracked"])
     target = f"{pages_url}/interact.html" if what == "url" else str(PAGES / "interact.html")
-    done = _shotctl(user_browser.runtime_dir, tmp_path, target, "--json", "-o", "out.jpg")
+    done = _shotctl(user_browser.env, tmp_path, target, "--json", "-o", "out.jpg")
     assert done.returncode == 0, done.stderr
     meta = json.loads(done.stdout)
     assert meta["url"].endswith("/interact.html") and meta["tab_id"] != tracked["id"]
@@ -91,6 +109,6 @@ def test_bad_targets_are_usage_errors_before_any_browser(
 ) -> None:
     nobody = tmp_path / "no-hosts"  # no browser registered here: rc 3 if one were looked for
     nobody.mkdir(mode=0o700)
-    done = _shotctl(nobody, tmp_path, arg)
+    done = _shotctl({**os.environ, "SHOTBRIDGE_RUNTIME_DIR": str(nobody)}, tmp_path, arg)
     assert done.returncode == 2, (done.returncode, done.stderr)
     assert done.stderr.strip().count("\n") == 0 and says in done.stderr, done.stderr
