@@ -111,19 +111,65 @@ def test_dialog_opened_while_nobody_listened_still_lets_the_model_out(
     async def scenario(t: Tab) -> None:
         await t.goto("busy.html")
         await t.click("#late")
-        blocked = None
-        for _ in range(100):  # the alert opens 3 s after the click
-            try:
-                await t.client.request("page_info", {}, timeout=QUICK)
-            except (PageBusyError, DialogOpenError) as exc:
-                blocked = exc
-                break
-            await asyncio.sleep(0.1)
-        # Seen by the debugger it is named; opened while it was detached, Chrome cannot show it
-        # to us and the page reads as busy. Either way the model is told, and navigate works.
-        assert blocked is not None
+        blocked = await blocked_by_dialog(t)
+        # Seen by the debugger it is named with how to answer it; opened while it was detached,
+        # the page's own report (content/bridge-main.js) names it. Either way navigate works.
+        assert "Late news" in blocked.message, blocked.message
         went = await t.goto("alert.html")
         assert went["url"].endswith("/dialogs/alert.html")
         assert await t.headings() == [{"level": 1, "text": "Dialogs"}]
+
+    run(browser, pages_url, scenario)
+
+
+async def blocked_by_dialog(t: Tab) -> DialogOpenError:
+    """Polls page_info until the dialog the page was made to open blocks it."""
+    for _ in range(100):  # the dialog opens 3 s after the click
+        try:
+            await t.client.request("page_info", {}, timeout=QUICK)
+        except DialogOpenError as exc:
+            return exc
+        await asyncio.sleep(0.1)
+    raise AssertionError("the page never reported its dialog")
+
+
+UNATTACHED = "it opened while shotbridge was not attached"
+
+
+def test_alert_that_opened_with_no_debugger_attached_is_named(
+    browser: HeadlessBrowser, pages_url: str
+) -> None:
+    """Before: PageBusyError ("a long-running or endless script, or a dialog ...")."""
+
+    async def scenario(t: Tab) -> None:
+        await t.goto("unattached.html")
+        await t.click("#expire")
+        blocked = await blocked_by_dialog(t)
+        assert "alert dialog: 'Session expired'" in blocked.message, blocked.message
+        assert UNATTACHED in blocked.message and 'action="navigate"' in blocked.message
+        with pytest.raises(DialogOpenError, match="Session expired"):
+            await t.client.request("screenshot", {}, timeout=QUICK)
+        went = await t.goto("alert.html")  # navigate still gets out
+        assert went["url"].endswith("/dialogs/alert.html")
+        assert await t.headings() == [{"level": 1, "text": "Dialogs"}]
+
+    run(browser, pages_url, scenario)
+
+
+def test_confirm_in_a_frame_with_no_debugger_attached_is_named(
+    browser: HeadlessBrowser, pages_url: str
+) -> None:
+    async def scenario(t: Tab) -> None:
+        await t.goto("unattached.html")
+        await t.client.request(
+            "interact",
+            {"action": "click", "selector": "iframe#child >>> #late", "timeout_ms": 8000},
+            timeout=QUICK,
+        )
+        blocked = await blocked_by_dialog(t)
+        assert "confirm dialog: 'Leave the editor?'" in blocked.message, blocked.message
+        went = await t.navigate(navigation="reload")
+        assert went["url"].endswith("/dialogs/unattached.html")
+        assert (await t.headings())[0]["text"] == "Session page"  # the record went with the page
 
     run(browser, pages_url, scenario)

@@ -28,6 +28,29 @@
     if (e.data && typeof e.data.network === 'boolean') network = e.data.network;
   };
 
+  // Dialog reports cannot wait for the port: its messages are tasks on this same main thread,
+  // which alert() blocks, so they would arrive only after the dialog closed. A DOM event runs
+  // its listeners synchronously, and content/bridge-relay.js (ISOLATED world, injected right
+  // after this script, before any page script) hands us a detached node that only it listens on
+  // — through a one-off event we take here before the page can listen for it.
+  /** @type {Node | null} */
+  let dialogNode = null;
+  const DIALOG_NODE = '__shotbridge_dialog_node__';
+  const addListener = EventTarget.prototype.addEventListener;
+  const removeListener = EventTarget.prototype.removeEventListener;
+  const dispatch = EventTarget.prototype.dispatchEvent;
+  const CustomEventCtor = CustomEvent;
+  const apply = Reflect.apply;
+  /** @param {Event} e */
+  const takeNode = (e) => {
+    const node = /** @type {MouseEvent} */ (e).relatedTarget;
+    if (dialogNode || !(node instanceof Node) || node.isConnected) return;
+    e.stopImmediatePropagation();
+    dialogNode = node;
+    apply(removeListener, window, [DIALOG_NODE, takeNode, true]);
+  };
+  apply(addListener, window, [DIALOG_NODE, takeNode, true]);
+
   /** First `max` UTF-16 units without splitting a surrogate pair. @param {string} s @param {number} max */
   function cut(s, max) {
     if (s.length <= max) return s;
@@ -92,6 +115,51 @@
     const where = r instanceof Error ? callerFrom(r.stack) : { source: '', line: 0, column: 0 };
     send('error', { kind: 'rejection', message: cut('Unhandled rejection: ' + text(r), MAX), ...where, trusted: true });
   });
+
+  // ---- dialogs -------------------------------------------------------------------------------
+  // alert/confirm/prompt are reported just before they open (so a dialog that opens while no
+  // debugger listens can still be named) and again once answered. The original is called with
+  // the same receiver and the message already converted once, so a page's toString runs once.
+
+  /** @param {'opened' | 'closed'} phase @param {string} type @param {string} message */
+  function dialogReport(phase, type, message) {
+    if (!dialogNode) return;
+    try {
+      apply(dispatch, dialogNode, [new CustomEventCtor('shotbridge-dialog', { detail: stringify({ phase, type, message: cut(message, MAX) }) })]);
+    } catch {
+      // never break the page
+    }
+  }
+
+  /** @param {'alert' | 'confirm' | 'prompt'} type */
+  function wrapDialog(type) {
+    const originalDialog = window[type];
+    if (typeof originalDialog !== 'function') return;
+    const wrapped = {
+      [type](...args) {
+        // The arguments as the original converts them, built as literals (no spread or index
+        // stores: a page can patch iterators and prototype setters).
+        let converted;
+        let message;
+        try {
+          message = args.length === 0 || args[0] === undefined ? '' : `${args[0]}`;
+          converted = type === 'prompt' && args.length > 1 && args[1] !== undefined ? [message, `${args[1]}`] : [message];
+        } catch {
+          return apply(originalDialog, this, args); // let the original throw its own way
+        }
+        dialogReport('opened', type, message);
+        try {
+          return apply(originalDialog, this, converted);
+        } finally {
+          dialogReport('closed', type, message);
+        }
+      },
+    }[type];
+    window[type] = wrapped;
+  }
+  wrapDialog('alert');
+  wrapDialog('confirm');
+  wrapDialog('prompt');
 
   // ---- network (top frame; silent unless network capture is on) -----------------------------
 

@@ -87,6 +87,27 @@
     };
   }
 
+  const DIALOG_TYPES = new Set(['alert', 'confirm', 'prompt']);
+  const MAX_DIALOG_TEXT = 300;
+
+  /**
+   * A dialog report from content/bridge-main.js, validated and bounded, or null.
+   * @param {unknown} detail JSON text {phase, type, message}
+   * @returns {{phase: 'opened' | 'closed', type: 'alert' | 'confirm' | 'prompt', message: string} | null}
+   */
+  function dialogEntry(detail) {
+    if (typeof detail !== 'string' || detail.length > 20_000) return null;
+    let d;
+    try {
+      d = JSON.parse(detail);
+    } catch {
+      return null;
+    }
+    if (!d || typeof d !== 'object' || (d.phase !== 'opened' && d.phase !== 'closed') || !DIALOG_TYPES.has(d.type)) return null;
+    return { phase: d.phase, type: d.type, message: cut(d.message, MAX_DIALOG_TEXT) };
+  }
+  L.dialogEntry = dialogEntry; // for tests/extension
+
   /** @param {object} msg */
   function toWorker(msg) {
     try {
@@ -127,6 +148,35 @@
     port.onmessage = onPortMessage;
     port.postMessage({ network });
   }, true);
+
+  // Dialogs: reported synchronously (a port message would wait behind the dialog it reports, on
+  // this same main thread) through a detached node that only the two halves of the bridge hold.
+  // It is handed over by a one-off event dispatched now, before any page script exists to hear it.
+  const BUDGET_DIALOG = { rate: 2, burst: 10 };
+  let dialogTokens = BUDGET_DIALOG.burst;
+  let dialogAt = performance.now();
+  let dialogOpen = false; // an 'opened' went to the worker and its 'closed' has not
+  try {
+    const node = document.createElement('span');
+    node.addEventListener('shotbridge-dialog', (e) => {
+      const entry = dialogEntry(/** @type {CustomEvent} */ (e).detail);
+      if (!entry) return;
+      if (entry.phase === 'opened') {
+        const t = performance.now();
+        dialogTokens = Math.min(BUDGET_DIALOG.burst, dialogTokens + ((t - dialogAt) / 1000) * BUDGET_DIALOG.rate);
+        dialogAt = t;
+        if (dialogTokens < 1) return;
+        dialogTokens -= 1;
+        dialogOpen = true;
+      } else if (!dialogOpen) return;
+      else dialogOpen = false;
+      // Sent before the page blocks in the dialog: the message leaves this process at once.
+      toWorker({ type: 'shotbridge:dialog', entry });
+    });
+    window.dispatchEvent(new MouseEvent('__shotbridge_dialog_node__', { relatedTarget: node }));
+  } catch {
+    // no document (unusual frame): dialogs are then seen through the debugger only
+  }
 
   // Network capture state: asked once, then pushed by the service worker on every change.
   try {

@@ -18,11 +18,20 @@ const ANSWER_MS = 1000;
 
 /**
  * @typedef {{type: 'alert' | 'confirm' | 'prompt' | 'beforeunload', message: string,
- *   default_prompt: string, url: string, opened_at: number}} DialogInfo
+ *   default_prompt: string, url: string, opened_at: number, reported_by?: 'page'}} DialogInfo
+ *   reported_by 'page': known only from the page's own report, not answerable through CDP
  */
 
 /** @type {Map<number, DialogInfo>} the dialog open in each tab, as Chrome reported it */
 const open = new Map();
+/**
+ * Dialogs each tab's page said it was opening (content/bridge-main.js wraps alert/confirm/prompt):
+ * seen even when no debugger was attached, but not answerable through CDP. Keyed by frame.
+ * @type {Map<number, Map<number, DialogInfo>>}
+ */
+const reported = new Map();
+/** @type {Map<number, number>} when each tab's page last answered a ping (Date.now()) */
+const lastAnswer = new Map();
 /** @type {Map<number, Set<(d: DialogInfo) => void>>} who waits for a dialog to open in a tab */
 const openWaiters = new Map();
 /** @type {Map<number, number>} tabs whose beforeunload prompts are accepted at once (count of navigations asking) */
@@ -39,7 +48,60 @@ export function installListeners() {
   chrome.tabs.onRemoved.addListener((tabId) => {
     open.delete(tabId);
     leaving.delete(tabId);
+    reported.delete(tabId);
+    lastAnswer.delete(tabId);
   });
+  // A new document in the tab: whatever its old page said is over.
+  chrome.tabs.onUpdated.addListener((tabId, change) => {
+    if (change.status === 'loading' || change.url !== undefined) reported.delete(tabId);
+  });
+  chrome.runtime.onMessage.addListener((msg, sender) => {
+    if (sender.id !== chrome.runtime.id || !msg || msg.type !== 'shotbridge:dialog') return;
+    const tabId = sender.tab?.id;
+    if (tabId !== undefined) pageReport(tabId, sender.frameId ?? 0, sender.url ?? '', msg.entry);
+  });
+}
+
+/**
+ * A dialog report relayed by content/bridge-relay.js (already validated and bounded there).
+ * @param {number} tabId
+ * @param {number} frameId
+ * @param {string} url
+ * @param {any} entry {phase: 'opened' | 'closed', type, message}
+ */
+function pageReport(tabId, frameId, url, entry) {
+  if (!entry || !['alert', 'confirm', 'prompt'].includes(entry.type) || typeof entry.message !== 'string') return;
+  let frames = reported.get(tabId);
+  if (entry.phase === 'closed') {
+    frames?.delete(frameId);
+    if (frames && !frames.size) reported.delete(tabId);
+    return;
+  }
+  if (entry.phase !== 'opened') return;
+  if (!frames) reported.set(tabId, (frames = new Map()));
+  frames.set(frameId, {
+    type: entry.type,
+    message: entry.message.slice(0, 300),
+    default_prompt: '',
+    url,
+    opened_at: Date.now(), // the service worker's clock: the page's is not trusted
+    reported_by: 'page',
+  });
+}
+
+/**
+ * The newest dialog `tabId`'s page reported opening since it last answered, or null.
+ * @param {number} tabId
+ * @returns {DialogInfo | null}
+ */
+export function pageReported(tabId) {
+  const frames = reported.get(tabId);
+  if (!frames) return null;
+  const since = lastAnswer.get(tabId) ?? 0;
+  /** @type {DialogInfo | null} */
+  let newest = null;
+  for (const d of frames.values()) if (d.opened_at > since && (!newest || d.opened_at > newest.opened_at)) newest = d;
+  return newest;
 }
 
 /**
@@ -139,6 +201,13 @@ export function dialogNote(d) {
 
 /** @param {DialogInfo} d */
 export function dialogError(d) {
+  if (d.reported_by === 'page') {
+    const article = d.type === 'alert' ? 'an' : 'a';
+    return new ShotError(Code.DIALOG_OPEN,
+      `The page shows ${article} ${d.type} dialog: ${quoted(d)} (it opened while shotbridge was not attached, ` +
+      'so it cannot be answered through the debugger): answer it in the browser, or navigate/reload the tab ' +
+      '(interact action="navigate" gets out).');
+  }
   return new ShotError(Code.DIALOG_OPEN, dialogNote(d));
 }
 
@@ -162,9 +231,18 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  */
 export async function answers(tabId, ms = ANSWER_MS) {
   // injectImmediately: a loading document answers too (only a blocked main thread does not).
+  const asked = Date.now();
   const ping = chrome.scripting.executeScript({ target: { tabId }, func: () => 1, injectImmediately: true })
     .then(() => true, () => true); // a refusal (error page, restricted) is an answer too
-  return Promise.race([ping, sleep(ms).then(() => false)]);
+  const ok = await Promise.race([ping, sleep(ms).then(() => false)]);
+  if (ok) {
+    // A dialog the page reported before the ping was sent is over (an open one blocks the ping).
+    lastAnswer.set(tabId, asked);
+    const frames = reported.get(tabId);
+    for (const [frameId, d] of frames ?? []) if (d.opened_at < asked) frames?.delete(frameId);
+    if (frames && !frames.size) reported.delete(tabId);
+  }
+  return ok;
 }
 
 /**
@@ -180,7 +258,7 @@ export async function diagnose(tabId) {
   for (let i = 0; i < 2; i++) {
     if (await answers(tabId)) {
       open.delete(tabId); // closed while nobody was attached to hear it
-      return null;
+      return null; // (answers() also retired what the page reported)
     }
     if (open.get(tabId)) break;
   }
@@ -190,6 +268,9 @@ export async function diagnose(tabId) {
   // a renderer that is already stuck never reaches it, not even with Page.crash).
   const d = open.get(tabId);
   if (d) return { dialog: d };
+  // Opened while no debugger listened: the page itself said so just before it blocked.
+  const said = pageReported(tabId);
+  if (said) return { dialog: said };
   return { busy: true };
 }
 
@@ -210,8 +291,9 @@ export async function answer(tabId, how, cancelled) {
         open.delete(tabId);
         throw new ShotError(Code.NO_DIALOG,
           `No JavaScript dialog is open in tab ${tabId}, so there is nothing to accept or dismiss. ` +
-          '(A dialog that opened while shotbridge was not attached cannot be answered; such a page ' +
-          'is reported as busy: navigate or reload it.)');
+          '(A dialog that opened while shotbridge was not attached cannot be answered through the ' +
+          'debugger; such a page is reported as dialog_open or busy: answer it in the browser, or ' +
+          'navigate or reload it.)');
       }
       throw e;
     }
