@@ -51,9 +51,10 @@ export function installListeners() {
     reported.delete(tabId);
     lastAnswer.delete(tabId);
   });
-  // A new document in the tab: whatever its old page said is over.
+  // A new document in the tab: whatever its old page said is over. (Not on a bare URL change: a
+  // history.pushState just before an alert must not forget the alert.)
   chrome.tabs.onUpdated.addListener((tabId, change) => {
-    if (change.status === 'loading' || change.url !== undefined) reported.delete(tabId);
+    if (change.status === 'loading') reported.delete(tabId);
   });
   chrome.runtime.onMessage.addListener((msg, sender) => {
     if (sender.id !== chrome.runtime.id || !msg || msg.type !== 'shotbridge:dialog') return;
