@@ -10,12 +10,14 @@ import asyncio
 import functools
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from shotbridge.browser import HeadlessBrowser
+from shotbridge.client import BusClient
 
 PAGES = Path(__file__).resolve().parents[1] / "pages"
 
@@ -93,6 +95,23 @@ def start_browser(**kwargs: object) -> HeadlessBrowser:
         browser.close()
         raise
     return browser
+
+
+T = TypeVar("T")
+
+
+def run_on_bus(
+    browser: HeadlessBrowser,
+    make: Callable[[BusClient], T],
+    scenario: Callable[[T], Awaitable[None]],
+) -> None:
+    """Run ``scenario(make(client))`` on one bus connection to ``browser``'s host."""
+
+    async def main() -> None:
+        async with await BusClient.connect(runtime_dir=browser.runtime_dir) as client:
+            await scenario(make(client))
+
+    asyncio.run(main())
 
 
 @pytest.fixture(scope="module")

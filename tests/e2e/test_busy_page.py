@@ -23,6 +23,8 @@ from shotbridge.browser import HeadlessBrowser
 from shotbridge.client import BusClient
 from shotbridge.errors import DialogOpenError, PageBusyError
 
+from tests.e2e.conftest import run_on_bus
+
 pytestmark = pytest.mark.browser
 
 QUICK = 6.0  # shorter than the 10 s / 15 s a blocked page used to cost each call
@@ -55,11 +57,7 @@ class Tab:
 
 
 def run(browser: HeadlessBrowser, base: str, scenario: Callable[[Tab], Awaitable[None]]) -> None:
-    async def main() -> None:
-        async with await BusClient.connect(runtime_dir=browser.runtime_dir) as client:
-            await scenario(Tab(client, base))
-
-    asyncio.run(main())
+    run_on_bus(browser, lambda client: Tab(client, base), scenario)
 
 
 def test_busy_page_is_named_by_observe_capture_and_click(

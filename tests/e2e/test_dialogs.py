@@ -21,6 +21,7 @@ from shotbridge.browser import HeadlessBrowser
 from shotbridge.client import BusClient
 from shotbridge.errors import DialogOpenError, NoDialogError
 
+from tests.e2e.conftest import run_on_bus
 from tests.mcp_stdio import McpSession
 
 pytestmark = pytest.mark.browser
@@ -62,11 +63,7 @@ class Page:
 
 
 def run(browser: HeadlessBrowser, base: str, scenario: Callable[[Page], Awaitable[None]]) -> None:
-    async def main() -> None:
-        async with await BusClient.connect(runtime_dir=browser.runtime_dir) as client:
-            await scenario(Page(client, base))
-
-    asyncio.run(main())
+    run_on_bus(browser, lambda client: Page(client, base), scenario)
 
 
 def test_alert_is_named_by_click_capture_and_observe_then_accepted(

@@ -6,7 +6,6 @@ link away and a 6 400 px tall body with a button at the bottom.
 
 from __future__ import annotations
 
-import asyncio
 import io
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -19,7 +18,7 @@ from shotbridge.browser import HeadlessBrowser
 from shotbridge.client import BusClient
 from shotbridge.errors import CommandError
 
-from tests.e2e.conftest import start_browser
+from tests.e2e.conftest import run_on_bus, start_browser
 
 pytestmark = pytest.mark.browser
 
@@ -58,11 +57,7 @@ class Session:
 
 
 def run(browser: HeadlessBrowser, base: str, scenario: Scenario) -> None:
-    async def main() -> None:
-        async with await BusClient.connect(runtime_dir=browser.runtime_dir) as client:
-            await scenario(Session(client, base))
-
-    asyncio.run(main())
+    run_on_bus(browser, lambda client: Session(client, base), scenario)
 
 
 def label_of(shot: dict[str, Any], selector: str) -> dict[str, Any]:
