@@ -100,6 +100,20 @@ def test_chromes_jpeg_leaves_as_it_is_only_when_there_is_nothing_to_paint(
     assert labelled["annotations"] and "core_encode_us" in labelled["timings"]
 
 
+@pytest.mark.parametrize("method", ["cdp", "auto"])
+def test_a_page_with_nothing_painted_yet_is_captured(
+    browser: HeadlessBrowser, pages_url: str, method: str
+) -> None:
+    # An empty document never gets a `paint` entry; it used to fail "had not painted" for ever.
+    # It is on screen once it runs frames past paint holding, and the capture waits for that.
+    result = asyncio.run(
+        _screenshot(browser, {"url": f"{pages_url}/blank.html?{method}", "method": method})
+    )
+    img = _decode(result["jpeg"]).convert("L")
+    assert result["title"] == "Nothing yet"
+    assert img.getextrema()[0] > 235, "a blank page is white"
+
+
 def test_hidpi_capture_maps_boxes(browser_dpr2: HeadlessBrowser, pages_url: str) -> None:
     result = asyncio.run(
         _screenshot(browser_dpr2, {"url": f"{pages_url}/buttons.html", "annotate": True})

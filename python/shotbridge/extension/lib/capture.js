@@ -192,6 +192,19 @@ async function loaderOf(dbg) {
 }
 
 const MAX_ATTEMPTS = 3;
+// A young document may take seconds to first paint on a loaded machine (two browsers on one
+// display, a slow stylesheet): wait for it, bounded, rather than burn the tries in a second.
+const FIRST_PAINT_WAIT_MS = 4000;
+
+/**
+ * Wait until the page's document is on screen (or the bounded wait is over).
+ * @param {import('./context.js').CommandContext} ctx
+ * @param {number} tabId
+ */
+async function awaitFirstPaint(ctx, tabId) {
+  const ms = Math.max(300, Math.min(FIRST_PAINT_WAIT_MS, ctx.remainingMs() - 1500));
+  await callPage(tabId, 'firstPaint', { max_ms: ms }).catch(() => {});
+}
 
 /** Resume animations a probe paused, when the attempt ended before its second probe. @param {number} tabId */
 async function thawAll(tabId) {
@@ -466,7 +479,7 @@ async function cdpAttempt(ctx, tabId, active, a, timings, dbg, attempt) {
     if (!pre.painted) {
       // A new document: Chrome still shows the old one's pixels until it paints.
       if (attempt >= MAX_ATTEMPTS) throw refuse('the page had not painted');
-      await callPage(tabId, 'nextPaint', { max_ms: 300 }).catch(() => {});
+      await awaitFirstPaint(ctx, tabId);
       return null;
     }
     const plan = planClip(pre, metrics, a);
@@ -660,7 +673,7 @@ async function captureVisible(ctx, tab, a, timings, why) {
     const mismatch = documentMismatch(pre, post);
     if (mismatch) {
       if (attempt >= MAX_ATTEMPTS) throw refuse(mismatch);
-      if (!pre.painted) await callPage(tabId, 'nextPaint', { max_ms: 300 }).catch(() => {});
+      if (!pre.painted) await awaitFirstPaint(ctx, tabId);
       continue;
     }
     checkSize(dataUrl);

@@ -16,6 +16,36 @@
     L.documentId = `${a[0].toString(36)}${a[1].toString(36)}`;
   }
 
+  // Whether this document is on screen yet. Chrome keeps showing the previous document until the
+  // new one first paints (a `paint` entry), but a document with nothing contentful never gets
+  // one: it is on screen once it has produced frames and paint holding (≤ ~0.5 s after the
+  // navigation) is over. rAF only runs for a rendered document, so two callbacks prove frames.
+  let framesSeen = 0;
+  const countFrame = () => {
+    if (++framesSeen < 2) requestAnimationFrame(countFrame);
+  };
+  requestAnimationFrame(countFrame);
+  const PAINT_HOLDING_MS = 1500;
+  const onScreen = () => performance.getEntriesByType('paint').length > 0 ||
+    (framesSeen >= 2 && performance.now() > PAINT_HOLDING_MS);
+
+  /**
+   * Resolves true once this document is on screen, false after `max_ms` (a hidden or
+   * still-loading document): the capture waits for it instead of retrying blindly.
+   * @param {{max_ms?: number}} args
+   * @returns {Promise<boolean>}
+   */
+  L.firstPaint = (args) =>
+    new Promise((resolve) => {
+      const deadline = performance.now() + (args?.max_ms ?? 3000);
+      const poll = () => {
+        if (onScreen()) resolve(true);
+        else if (performance.now() >= deadline) resolve(false);
+        else setTimeout(poll, 50);
+      };
+      poll();
+    });
+
   /**
    * Secret elements of one root: rule matches plus the user's selectors.
    * @param {Document | ShadowRoot} root
@@ -237,7 +267,7 @@
       document_id: L.documentId,
       // Chrome keeps showing the previous document until the new one first paints: an image
       // taken before that shows other pixels than these masks describe.
-      painted: performance.getEntriesByType('paint').length > 0,
+      painted: onScreen(),
       frozen: frozen.length, // animations paused by this probe (freeze)
       // How long this document has been on screen (ms since its first paint; -1: not yet).
       paint_age_ms: (() => {
