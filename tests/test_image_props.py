@@ -181,3 +181,43 @@ def test_truncation_anywhere_is_a_clean_error(
         assert isinstance(e, errors.CorruptImageError), e
     else:  # pragma: no cover
         raise AssertionError("a truncated image was accepted")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    size=st.tuples(st.integers(1, 700), st.integers(1, 500)),
+    subsampling=st.sampled_from([0, 1, 2]),  # Pillow: 4:4:4, 4:2:2, 4:2:0
+    grey=st.booleans(),
+    quality=st.integers(1, 60),
+    masks=st.lists(
+        st.tuples(
+            st.floats(-50, 700), st.floats(-50, 500), st.floats(0.1, 300), st.floats(0.1, 300)
+        ),
+        min_size=1,
+        max_size=5,
+    ),
+)
+def test_a_jpeg_kept_as_it_came_is_black_under_every_mask(
+    size: tuple[int, int],
+    subsampling: int,
+    grey: bool,
+    quality: int,
+    masks: list[tuple[float, float, float, float]],
+) -> None:
+    # The browser's JPEG at the output size leaves with its masks blacked out in its DCT
+    # coefficients (no re-encode): every pixel a mask touches is black, whatever the layout.
+    w, h = size
+    src = Image.effect_noise((w, h), 60).point(lambda v: 90 + v % 160)
+    src = src if grey else Image.merge("RGB", (src, src.rotate(90), src.transpose(0)))
+    buf = io.BytesIO()
+    src.save(buf, "JPEG", quality=quality, subsampling=subsampling)
+    rects = [{"x": x, "y": y, "width": mw, "height": mh} for x, y, mw, mh in masks]
+    r = shrink(buf.getvalue(), masks=rects, source_quality=quality)
+    assert "mask" in r.timings_us and "encode" not in r.timings_us, r.timings_us
+    out = Image.open(io.BytesIO(r.jpeg)).convert("RGB")
+    assert out.size == (w, h)
+    for x, y, mw, mh in masks:
+        for py in range(max(0, int(y)), min(h, int(y + mh) + 1)):
+            for px in range(max(0, int(x)), min(w, int(x + mw) + 1)):
+                if px < x + mw and py < y + mh:
+                    assert max(out.getpixel((px, py))) <= 48, (px, py)

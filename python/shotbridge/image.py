@@ -236,8 +236,8 @@ def shrink(
         avoid_text: False places badges as if there were no text and only counts what they
             cover (``text_covered``), to compare.
         source_quality: the JPEG quality the browser was asked for. A JPEG already at the output
-            size, at most ``options.quality``, within the budget and with no boxes or masks is
-            kept byte for byte (only the thumbnail is made).
+            size, at most ``options.quality``, within the budget and with no boxes is kept as
+            it came: masks are blacked out in its DCT coefficients, only the thumbnail is made.
 
     Raises:
         shotbridge.errors.ImageError: the image was refused (see the module docstring).

@@ -23,3 +23,4 @@ pub mod placement;
 mod python;
 pub mod raster;
 pub mod resize;
+pub mod wipe;

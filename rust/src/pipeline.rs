@@ -18,6 +18,7 @@ use crate::limits::{
 use crate::mask;
 use crate::raster::{Patch, Raster};
 use crate::resize::{resize, resize_owned};
+use crate::wipe;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Options {
@@ -29,8 +30,9 @@ pub struct Options {
     pub thumb_width: u32,
     pub thumb_max_bytes: usize,
     /// The JPEG quality the browser was asked for, when the caller knows it. A JPEG already at
-    /// the output size, at most `quality`, within `max_bytes` and with nothing to paint on it is
-    /// kept byte for byte: decoding and re-encoding it would cost time and sharpness for nothing.
+    /// the output size, at most `quality`, within `max_bytes` and with no labels to draw is
+    /// kept as it came, its masks blacked out in its DCT coefficients (`wipe`): decoding and
+    /// re-encoding it would cost time and sharpness for nothing.
     pub source_quality: Option<u8>,
 }
 
@@ -249,13 +251,37 @@ fn kept_quality(
 ) -> Option<u8> {
     let opts = &req.options;
     let q = opts.source_quality?;
-    let plain = req.masks.is_empty() && req.boxes.is_empty();
-    (format == Format::Jpeg && plain && src == out && q <= opts.quality && len <= opts.max_bytes)
+    let unlabelled = req.boxes.is_empty();
+    (format == Format::Jpeg
+        && unlabelled
+        && src == out
+        && q <= opts.quality
+        && len <= opts.max_bytes)
         .then_some(q)
 }
 
-/// The input JPEG as the output, with a thumbnail decoded from it (which also proves the
-/// input decodes: a broken stream fails here as it would on the full path).
+/// The input with its masks blacked out in the DCT coefficients (the input itself when there
+/// are none), or None when that cannot be done here (the full path then paints them).
+fn masked_as_is<'a>(
+    req: &Request<'_>,
+    data: &'a [u8],
+    src: (u32, u32),
+) -> Result<Option<std::borrow::Cow<'a, [u8]>>> {
+    if req.masks.is_empty() {
+        return Ok(Some(std::borrow::Cow::Borrowed(data)));
+    }
+    let map = Mapping::new(&req.css, src, src);
+    let rects: Vec<IRect> = mask_rects(&map, req.masks)?
+        .iter()
+        .map(|r| r.cover())
+        .collect();
+    Ok(wipe::wipe(data, &rects)?
+        .filter(|bytes| bytes.len() <= req.options.max_bytes)
+        .map(std::borrow::Cow::Owned))
+}
+
+/// The input JPEG (masked in its coefficients) as the output, with a thumbnail decoded from
+/// it (which also proves it decodes: a broken stream fails here as it would on the full path).
 fn keep_as_is(
     req: &Request<'_>,
     data: &[u8],
@@ -316,7 +342,10 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
     let src = (header.width, header.height);
     let out = fit(src.0, src.1, opts.max_width, opts.max_long_edge);
     if let Some(q) = kept_quality(req, header.format, src, out, data.len()) {
-        return keep_as_is(req, &data, &header, q, clock);
+        if let Some(kept) = masked_as_is(req, &data, src)? {
+            clock.lap("mask");
+            return keep_as_is(req, &kept, &header, q, clock);
+        }
     }
     let decoded = decode(&data, &header, out)?;
     drop(data);
@@ -565,18 +594,56 @@ mod mask_tests {
         assert_eq!(kept.jpeg, data);
         assert_eq!((kept.width, kept.height, kept.quality), (640, 360, 60));
         assert_eq!((kept.thumb_width, kept.thumb_height), (320, 180));
-        // A mask, an unknown or a higher source quality: decoded and encoded again.
-        let r = CssRect {
-            x: 0.0,
-            y: 0.0,
-            width: 10.0,
-            height: 10.0,
-        };
-        assert_ne!(plain(&data, Some(60), &[r]).unwrap().jpeg, data);
+        // An unknown or a higher source quality: decoded and encoded again.
         assert_ne!(plain(&data, None, &[]).unwrap().jpeg, data);
         assert_ne!(plain(&data, Some(90), &[]).unwrap().jpeg, data);
         // A broken stream is not passed on.
         let broken = &data[..data.len() / 2];
         assert!(plain(broken, Some(60), &[]).is_err());
+    }
+
+    #[test]
+    fn a_browser_jpeg_at_output_size_is_masked_in_its_coefficients() {
+        let mut px = Raster::filled(640, 360, 3, [0, 255, 0]);
+        for (i, v) in px.data.iter_mut().enumerate() {
+            *v = 40 + ((i * 7919) % 200) as u8;
+        }
+        let data = Encoder::new().unwrap().encode(&px, 60).unwrap();
+        let secret = CssRect {
+            x: 100.5,
+            y: 50.0,
+            width: 300.0,
+            height: 20.0,
+        };
+        let out = plain(&data, Some(60), &[secret]).unwrap();
+        let stages: Vec<&str> = out.timings_us.iter().map(|t| t.0).collect();
+        assert!(
+            stages.contains(&"mask") && !stages.contains(&"encode"),
+            "{stages:?}"
+        );
+        let header = read_header(&out.jpeg).unwrap();
+        let img = decode(&out.jpeg, &header, (640, 360)).unwrap().raster;
+        let before = decode(&data, &read_header(&data).unwrap(), (640, 360))
+            .unwrap()
+            .raster;
+        for y in 50..70 {
+            for x in 100..401 {
+                assert!(img.pixel(x, y).iter().all(|&c| c <= 48), "({x},{y})");
+            }
+        }
+        assert_eq!(img.pixel(600, 300), before.pixel(600, 300));
+        // The thumbnail is made from the masked image.
+        let t = decode(
+            &out.thumbnail,
+            &read_header(&out.thumbnail).unwrap(),
+            (320, 180),
+        )
+        .unwrap()
+        .raster;
+        assert!(
+            t.pixel(125, 30).iter().all(|&c| c <= 24),
+            "{:?}",
+            t.pixel(125, 30)
+        );
     }
 }

@@ -76,12 +76,12 @@ def test_annotated_capture_matches_buttons(browser: HeadlessBrowser, pages_url: 
     assert max(r, g, b_) < 40, (r, g, b_)
 
 
-def test_chromes_jpeg_leaves_as_it_is_only_when_there_is_nothing_to_paint(
+def test_chromes_jpeg_leaves_as_it_is_masked_in_its_coefficients_unless_labelled(
     browser: HeadlessBrowser, pages_url: str
 ) -> None:
-    # Rendered at the output size and quality, a page with no secret and no label is passed on
-    # without a decode and re-encode (the core makes only the thumbnail); a password field (a
-    # mask to paint) or labels send it through the whole pipeline, masked.
+    # Rendered at the output size and quality, a page with no label is passed on without a
+    # decode and re-encode (the core makes only the thumbnail); its secrets are blacked out in
+    # the JPEG's DCT coefficients. Labels send it through the whole pipeline.
     plain = asyncio.run(
         _screenshot(browser, {"url": f"{pages_url}/diff/page.html", "method": "cdp"})
     )
@@ -91,7 +91,18 @@ def test_chromes_jpeg_leaves_as_it_is_only_when_there_is_nothing_to_paint(
     secret = asyncio.run(
         _screenshot(browser, {"url": f"{pages_url}/security/rules.html", "method": "cdp"})
     )
-    assert secret["masked"] > 0 and "core_encode_us" in secret["timings"]
+    assert secret["masked"] > 0 and "core_mask_us" in secret["timings"], secret["timings"]
+    assert "core_encode_us" not in secret["timings"], secret["timings"]
+    # The three fields (bright green, 500x70 CSS at x 30, y 30 / 130 / 230) are black, in the
+    # image and in its thumbnail; the page around them is not.
+    img = _decode(secret["jpeg"]).convert("RGB")
+    thumb = _decode(secret["thumbnail"]).convert("RGB")
+    s, ts = secret["css_to_output_scale"], thumb.width / 1920
+    for top in (30, 130, 230):
+        for x, y in ((40, top + 10), (280, top + 35), (520, top + 60)):
+            assert max(img.getpixel((int(x * s), int(y * s)))) < 40, (x, y)
+        assert thumb.getpixel((int(280 * ts), int((top + 35) * ts)))[1] < 60, top
+    assert img.getpixel((int(900 * s), int(60 * s)))[2] > 40  # the page's blue background
     labelled = asyncio.run(
         _screenshot(
             browser, {"url": f"{pages_url}/buttons.html", "method": "cdp", "annotate": True}
