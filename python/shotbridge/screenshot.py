@@ -180,10 +180,10 @@ def _capture_args(args: ScreenshotArgs) -> dict[str, Any]:
     if args.render_at_output_size and args.method != "visible":
         # The extension knows the captured area: it picks the scale that renders at output size.
         out["fit"] = {"max_width": args.max_width, "max_long_edge": args.max_long_edge}
-        # Chrome encodes at our final quality: with nothing to paint the image leaves as it is
-        # (no decode and re-encode); with masks or labels, a second q60 pass loses no more than
-        # one from a q90 intermediate (within ±0.4 dB PSNR on the corpus) and a third of the
-        # bytes cross native messaging.
+        # Chrome encodes at our final quality: with no labels the image leaves as it is, its
+        # masks blacked out in its DCT coefficients (no decode and re-encode); with labels, a
+        # second q60 pass loses no more than one from a q90 intermediate (within ±0.4 dB PSNR
+        # on the corpus) and a third of the bytes cross native messaging.
         out["fit_quality"] = args.quality
     return out
 
