@@ -353,17 +353,18 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
 
     // Secrets are blacked out on the decoded pixels first, so the resampling filter cannot
     // smear them into the output. DCT-scaled JPEG pixels depend on whole 16x16-px MCUs of the
-    // source, so those masks are widened to whole scaled MCUs.
+    // source, so those masks are widened to whole scaled MCUs; others to a 2 px grid (a 4:2:0
+    // chroma sample).
     let mut decoded_px = decoded.raster;
     if !req.masks.is_empty() {
         let map = Mapping::new(&req.css, src, (decoded_px.width, decoded_px.height));
         let rects = mask_rects(&map, req.masks)?;
-        let align = if header.format == Format::Jpeg && decoded.dct_denom > 1 {
-            (16 / decoded.dct_denom).max(1)
+        let grid = if header.format == Format::Jpeg && decoded.dct_denom > 1 {
+            (16 / decoded.dct_denom).max(2)
         } else {
-            1
+            2
         };
-        mask::apply(&mut decoded_px, &rects, i64::from(align) + 1);
+        mask::apply(&mut decoded_px, &rects, i64::from(grid));
     }
     let base = resize_owned(decoded_px, out.0, out.1)?;
     clock.lap("resize");
@@ -645,5 +646,36 @@ mod mask_tests {
             "{:?}",
             t.pixel(125, 30)
         );
+    }
+    #[test]
+    fn a_secret_on_a_dct_scaled_decode_blacks_its_whole_scaled_mcu() {
+        // 2560 px decoded at 1/2: MCUs are 8 output px. A secret at source x 40..44 lies in the
+        // MCU of output x 16..24, all of whose pixels depend on it (the old grid of 9 px left
+        // x 16 and 17 of it as they were).
+        let mut px = Raster::filled(2560, 64, 3, [0, 0, 0]);
+        for (i, v) in px.data.iter_mut().enumerate() {
+            *v = 120 + ((i * 7919) % 120) as u8;
+        }
+        let data = Encoder::new().unwrap().encode(&px, 90).unwrap();
+        let secret = CssRect {
+            x: 40.0,
+            y: 20.0,
+            width: 4.0,
+            height: 4.0,
+        };
+        let out = plain(&data, None, &[secret]).unwrap();
+        assert_eq!((out.width, out.dct_scale_denom), (1280, 2));
+        let img = decode(&out.jpeg, &read_header(&out.jpeg).unwrap(), (1280, 32))
+            .unwrap()
+            .raster;
+        for x in 16..24 {
+            for y in 10..14 {
+                assert!(
+                    img.pixel(x, y).iter().all(|&c| c <= 40),
+                    "({x},{y}) {:?}",
+                    img.pixel(x, y)
+                );
+            }
+        }
     }
 }
