@@ -278,6 +278,95 @@ def summary(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+# ---- the browser path: what the extension sends now ---------------------------------------------
+# A CDP capture renders at the output size and at q60 (`fit`, `fit_quality`), so the core gets a
+# JPEG it need not resize: masked in its DCT coefficients when there are no labels, decoded,
+# labelled and encoded again when there are.
+
+
+def secret_box(shot: Shot) -> tuple[float, float, float, float]:
+    """A password field's box in CSS px (as the probe reports it)."""
+    return (shot.css_width * 0.4, shot.css_height * 0.5, 300.0, 40.0)
+
+
+def browser_jpeg(png: bytes) -> bytes:
+    im = Image.open(io.BytesIO(png)).convert("RGB")
+    im = im.resize(fit(*im.size), Image.Resampling.LANCZOS)
+    out = io.BytesIO()
+    im.save(out, "JPEG", quality=60, subsampling=2)
+    return out.getvalue()
+
+
+def core_browser(data: bytes, shot: Shot, labels: bool) -> int:
+    x, y, w, h = secret_box(shot)
+    boxes = [Box(x=bx, y=by, width=bw, height=bh) for bx, by, bw, bh in label_boxes(shot)]
+    r = shrink(
+        data,
+        masks=[{"x": x, "y": y, "width": w, "height": h}],
+        boxes=boxes if labels else (),
+        css_size=(shot.css_width, shot.css_height),
+        source_quality=60,
+    )
+    return len(r.jpeg)
+
+
+def pillow_browser(data: bytes, shot: Shot, labels: bool) -> int:
+    if labels:
+        return pillow_pipeline(data, shot)  # the same work: decode, mask-free labels, encode
+    im = Image.open(io.BytesIO(data)).convert("RGB")
+    k = im.width / shot.css_width
+    x, y, w, h = secret_box(shot)
+    ImageDraw.Draw(im).rectangle((x * k, y * k, (x + w) * k, (y + h) * k), fill=(0, 0, 0))
+    out = io.BytesIO()
+    im.save(out, "JPEG", quality=60, optimize=True, subsampling=2)
+    thumb = im.resize((320, max(1, round(im.height * 320 / im.width))), Image.Resampling.LANCZOS)
+    thumb.save(io.BytesIO(), "JPEG", quality=60, optimize=True, subsampling=2)
+    return out.tell()
+
+
+def measure_browser(shots: list[Shot], corpus: Path, reps: int) -> list[Row]:
+    rows = []
+    for shot in shots:
+        data = browser_jpeg((corpus / shot.name).read_bytes())
+        for labels in (False, True):
+            core, pil = interleaved_ms(
+                [
+                    lambda d=data, s=shot, lb=labels: (core_browser(d, s, lb), None)[1],
+                    lambda d=data, s=shot, lb=labels: (pillow_browser(d, s, lb), None)[1],
+                ],
+                reps,
+            )
+            floor = statistics.median(_core.turbo_floor(data) for _ in range(reps + 1)) / 1000
+            w, h = fit(shot.width, shot.height)
+            sized = Shot(shot.name, w, h, shot.css_width, shot.css_height, shot.dpr)
+            kind = "q60 + mask + 50 labels" if labels else "q60 + mask"
+            rows.append(Row(sized, kind, core, pil, floor, None, None))
+            print(f"  {shot.name} {kind}: core {core:.1f} ms, Pillow {pil:.1f} ms", file=sys.stderr)
+    return rows
+
+
+def browser_summary(rows: list[Row]) -> str:
+    lines = []
+    for kind in ("q60 + mask", "q60 + mask + 50 labels"):
+        some = [r for r in rows if r.fmt == kind]
+        ratios = [r.core_ms / r.floor_ms for r in some if r.floor_ms]
+        speedups = [r.speedup for r in some]
+        lines.append(
+            f"- {kind}: core / floor median **{statistics.median(ratios):.2f}x** "
+            f"(max {max(ratios):.2f}x), speedup over Pillow median "
+            f"{statistics.median(speedups):.2f}x"
+        )
+    return "\n".join(lines)
+
+
+BROWSER_NOTES = """What the extension sends now: a CDP capture rendered at the output size, q60
+(made here from each corpus screenshot with Pillow: Lanczos to fit 1280 px, q60 4:2:0), with one
+password field (300x40 CSS px) to mask. Without labels the core writes the mask into the JPEG's
+DCT coefficients and makes the thumbnail; with labels it decodes, draws and encodes. Pillow
+decodes, paints (or labels), encodes q60 optimized + thumbnail. The floor is the same
+`_core.turbo_floor` (decode + encode of the output and a thumbnail crop)."""
+
+
 NOTES = """Pipeline: decode -> fit 1280 px wide (long edge <= 1568) -> 50 labels -> q60 4:2:0
 optimized-Huffman JPEG + 320 px thumbnail. Core: `shotbridge.image.shrink` (Catmull-Rom resize,
 JPEG decoded DCT-scaled when the output is at most half the source). Pillow: `draft()` for JPEG,
@@ -306,7 +395,9 @@ def main() -> None:
     if not (args.corpus / "MANIFEST.tsv").is_file():
         sys.exit(f"corpus not found: {args.corpus}")
 
-    rows = measure(load_manifest(args.corpus), args.corpus, args.reps, not args.no_memory)
+    shots = load_manifest(args.corpus)
+    rows = measure(shots, args.corpus, args.reps, not args.no_memory)
+    browser = measure_browser(shots, args.corpus, args.reps)
     env = (
         f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
         f"Pillow {PIL.__version__} (libjpeg-turbo {features.version('libjpeg_turbo')}), "
@@ -320,6 +411,10 @@ def main() -> None:
             table(rows),
             summary(rows),
             NOTES,
+            "## The browser path",
+            table(browser),
+            browser_summary(browser),
+            BROWSER_NOTES,
         ]
     )
     print(report)

@@ -35,9 +35,8 @@ def chromium() -> Iterator[HeadlessBrowser]:
 
 def _orange_share(jpeg: bytes) -> float:
     img = Image.open(io.BytesIO(jpeg)).convert("RGB").resize((128, 80))
-    near = [
-        p for p in img.getdata() if all(abs(c - o) < 30 for c, o in zip(p, ORANGE, strict=True))
-    ]
+    pixels = (img.getpixel((x, y)) for y in range(img.height) for x in range(img.width))
+    near = [p for p in pixels if all(abs(c - o) < 30 for c, o in zip(p, ORANGE, strict=True))]
     return len(near) / (128 * 80)
 
 
