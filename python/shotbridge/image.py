@@ -19,7 +19,9 @@ visible text, same coordinates, the first ``MAX_TEXT_RECTS``) steers each badge 
 its box that covers the least text; ``text_covered`` says how many of those rects a badge covers.
 
 Masks (password fields) are painted opaque black before resampling, again after it, and before
-any label or encoding, so secret pixels never reach the output.
+any label or encoding, so secret pixels never reach the output. A JPEG kept as it came (see
+``source_quality``) is not decoded: every 8x8 block a mask touches becomes flat black in its DCT
+coefficients, and the thumbnail is made from the masked bytes.
 
 Errors: every refusal is an :class:`shotbridge.errors.ImageError` subclass (empty input, bad
 base64, unknown format, corrupt/truncated data, too large, bad input, internal); invalid options,
