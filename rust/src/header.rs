@@ -86,52 +86,108 @@ fn png_size(data: &[u8]) -> Result<(u32, u32)> {
     Ok((be32(&data[16..20]), be32(&data[20..24])))
 }
 
+/// One marker segment of a JPEG: its code and payload (after the length), cut short where the
+/// data ends. SOS and EOI end the walk and come with an empty payload.
+pub struct Segment<'a> {
+    pub marker: u8,
+    pub payload: &'a [u8],
+}
+
+/// The marker segments of a JPEG, from after SOI up to the first SOS or EOI (included).
+pub fn jpeg_segments(data: &[u8]) -> JpegSegments<'_> {
+    JpegSegments {
+        data,
+        i: 2,
+        done: false,
+    }
+}
+
+pub struct JpegSegments<'a> {
+    data: &'a [u8],
+    i: usize,
+    done: bool,
+}
+
+impl<'a> Iterator for JpegSegments<'a> {
+    type Item = Result<Segment<'a>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let data = self.data;
+        let truncated = || CoreError::Corrupt("truncated JPEG: no frame header (SOF)".into());
+        loop {
+            // Markers are 0xFF followed by a code; any number of 0xFF fill bytes may precede it.
+            while self.i < data.len() && data[self.i] != 0xFF {
+                self.i += 1;
+            }
+            while self.i < data.len() && data[self.i] == 0xFF {
+                self.i += 1;
+            }
+            let Some(&marker) = data.get(self.i) else {
+                self.done = true;
+                return Some(Err(truncated()));
+            };
+            self.i += 1;
+            match marker {
+                // Standalone markers carry no length.
+                0x01 | 0xD0..=0xD8 => continue,
+                0xD9 | 0xDA => {
+                    self.done = true;
+                    return Some(Ok(Segment {
+                        marker,
+                        payload: &[],
+                    }));
+                }
+                _ => {}
+            }
+            let i = self.i;
+            if i + 2 > data.len() {
+                self.done = true;
+                return Some(Err(truncated()));
+            }
+            let len = be16(&data[i..]) as usize;
+            if len < 2 {
+                self.done = true;
+                return Some(Err(CoreError::Corrupt(
+                    "corrupt JPEG: bad segment length".into(),
+                )));
+            }
+            self.i += len;
+            let payload = &data[i + 2..(i + len).min(data.len())];
+            return Some(Ok(Segment { marker, payload }));
+        }
+    }
+}
+
+/// SOFn: a frame header (not DHT, JPG or DAC, which share the range).
+pub fn is_frame_header(marker: u8) -> bool {
+    matches!(marker, 0xC0..=0xCF) && !matches!(marker, 0xC4 | 0xC8 | 0xCC)
+}
+
 /// JPEG: walk the marker segments up to the first SOFn frame header.
 fn jpeg_size(data: &[u8]) -> Result<(u32, u32)> {
-    let truncated = || CoreError::Corrupt("truncated JPEG: no frame header (SOF)".into());
-    let mut i = 2; // after SOI
-    loop {
-        // Markers are 0xFF followed by a code; any number of 0xFF fill bytes may precede it.
-        while i < data.len() && data[i] != 0xFF {
-            i += 1;
-        }
-        while i < data.len() && data[i] == 0xFF {
-            i += 1;
-        }
-        let marker = *data.get(i).ok_or_else(truncated)?;
-        i += 1;
-        match marker {
-            // Standalone markers carry no length.
-            0x01 | 0xD0..=0xD7 => continue,
-            0xD8 => continue,
-            0xD9 | 0xDA => {
-                return Err(CoreError::Corrupt(
-                    "corrupt JPEG: image data before any frame header".into(),
-                ))
-            }
-            _ => {}
-        }
-        if i + 2 > data.len() {
-            return Err(truncated());
-        }
-        let len = be16(&data[i..]) as usize;
-        if len < 2 {
+    for segment in jpeg_segments(data) {
+        let Segment { marker, payload } = segment?;
+        if matches!(marker, 0xD9 | 0xDA) {
             return Err(CoreError::Corrupt(
-                "corrupt JPEG: bad segment length".into(),
+                "corrupt JPEG: image data before any frame header".into(),
             ));
         }
-        let is_sof = matches!(marker, 0xC0..=0xCF) && !matches!(marker, 0xC4 | 0xC8 | 0xCC);
-        if is_sof {
-            // length(2) precision(1) height(2) width(2)
-            if i + 7 > data.len() {
-                return Err(truncated());
+        if is_frame_header(marker) {
+            // precision(1) height(2) width(2)
+            if payload.len() < 5 {
+                return Err(CoreError::Corrupt(
+                    "truncated JPEG: no frame header (SOF)".into(),
+                ));
             }
-            let height = be16(&data[i + 3..]);
-            let width = be16(&data[i + 5..]);
-            return Ok((width, height));
+            return Ok((be16(&payload[3..]), be16(&payload[1..])));
         }
-        i += len;
     }
+    Err(CoreError::Corrupt(
+        "truncated JPEG: no frame header (SOF)".into(),
+    ))
 }
 
 #[cfg(test)]

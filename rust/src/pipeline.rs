@@ -564,6 +564,16 @@ mod mask_tests {
         assert_eq!((out.width, out.height), (64, 48));
     }
 
+    /// Detail (a pattern, not a flat colour), channel values in base..base + span: a second
+    /// encoding shows in the bytes, and a mask's black stands out.
+    fn textured(w: u32, h: u32, base: u8, span: usize) -> Raster {
+        let mut px = Raster::filled(w, h, 3, [0, 0, 0]);
+        for (i, v) in px.data.iter_mut().enumerate() {
+            *v = base + ((i * 7919) % span) as u8;
+        }
+        px
+    }
+
     fn plain(data: &[u8], source_quality: Option<u8>, masks: &[CssRect]) -> Result<Output> {
         run(&Request {
             input: Input::Bytes(data),
@@ -585,11 +595,7 @@ mod mask_tests {
 
     #[test]
     fn a_browser_jpeg_at_output_size_with_nothing_to_paint_is_kept_byte_for_byte() {
-        // Detail (a pattern, not a flat colour) so that a second encoding shows in the bytes.
-        let mut px = Raster::filled(640, 360, 3, [0, 255, 0]);
-        for (i, v) in px.data.iter_mut().enumerate() {
-            *v = ((i * 7919) % 251) as u8;
-        }
+        let px = textured(640, 360, 0, 251);
         let data = Encoder::new().unwrap().encode(&px, 60).unwrap();
         let kept = plain(&data, Some(60), &[]).unwrap();
         assert_eq!(kept.jpeg, data);
@@ -605,10 +611,7 @@ mod mask_tests {
 
     #[test]
     fn a_browser_jpeg_at_output_size_is_masked_in_its_coefficients() {
-        let mut px = Raster::filled(640, 360, 3, [0, 255, 0]);
-        for (i, v) in px.data.iter_mut().enumerate() {
-            *v = 40 + ((i * 7919) % 200) as u8;
-        }
+        let px = textured(640, 360, 40, 200);
         let data = Encoder::new().unwrap().encode(&px, 60).unwrap();
         let secret = CssRect {
             x: 100.5,
@@ -652,10 +655,7 @@ mod mask_tests {
         // 2560 px decoded at 1/2: MCUs are 8 output px. A secret at source x 40..44 lies in the
         // MCU of output x 16..24, all of whose pixels depend on it (the old grid of 9 px left
         // x 16 and 17 of it as they were).
-        let mut px = Raster::filled(2560, 64, 3, [0, 0, 0]);
-        for (i, v) in px.data.iter_mut().enumerate() {
-            *v = 120 + ((i * 7919) % 120) as u8;
-        }
+        let px = textured(2560, 64, 120, 120);
         let data = Encoder::new().unwrap().encode(&px, 90).unwrap();
         let secret = CssRect {
             x: 40.0,

@@ -16,6 +16,7 @@ use turbojpeg_sys as tj;
 
 use crate::error::{CoreError, Result};
 use crate::geometry::IRect;
+use crate::header::{is_frame_header, jpeg_segments, Segment};
 
 /// What the filter needs of the frame: per component, its block grid's scale to image px and
 /// the quantized DC value that decodes to black.
@@ -153,27 +154,20 @@ unsafe extern "C" fn filter(
 fn parse_frame(data: &[u8]) -> Option<Frame> {
     let mut dc_quant = [0u16; 4];
     let mut adobe_rgb = false;
-    let mut i = 2;
-    while i + 4 <= data.len() {
-        if data[i] != 0xFF {
-            return None;
-        }
-        let marker = data[i + 1];
-        if marker == 0xFF {
-            i += 1; // fill byte
-            continue;
-        }
-        let len = usize::from(data[i + 2]) << 8 | usize::from(data[i + 3]);
-        let seg = data.get(i + 4..i + 2 + len)?;
+    for segment in jpeg_segments(data) {
+        let Segment { marker, payload } = segment.ok()?;
         match marker {
-            0xDB => read_dqt(seg, &mut dc_quant)?,
+            0xDB => read_dqt(payload, &mut dc_quant)?,
             // Adobe APP14 with transform 0: RGB components, not YCbCr.
-            0xEE if seg.len() >= 12 && seg.starts_with(b"Adobe") => adobe_rgb = seg[11] == 0,
-            0xC0..=0xC2 => return read_sof(seg, &dc_quant, adobe_rgb),
-            0xC3 | 0xC5..=0xC7 | 0xC9..=0xCB | 0xCD..=0xCF | 0xDA => return None,
+            0xEE if payload.len() >= 12 && payload.starts_with(b"Adobe") => {
+                adobe_rgb = payload[11] == 0
+            }
+            // Baseline, extended and progressive Huffman frames; any other frame (lossless,
+            // arithmetic) or image data before a frame: not for this path.
+            0xC0..=0xC2 => return read_sof(payload, &dc_quant, adobe_rgb),
+            m if is_frame_header(m) || m == 0xD9 || m == 0xDA => return None,
             _ => {}
         }
-        i += 2 + len;
     }
     None
 }
