@@ -2,8 +2,8 @@
 
 Nothing is faked: the server launches its own headless Chromium (``--browser headless``) with the
 bundled extension, whose host it reaches over the real bus; pages come from tests/pages/mcp served
-on 127.0.0.1. ``--cooldown 0`` (a hidden, test-only flag) lifts the 5 s screenshot cooldown except
-in the test of the rate limits themselves, which runs with the real one.
+on 127.0.0.1. ``--cooldown 0`` lifts the 5 s cooldown of automatic screenshots except in the tests
+of the limits themselves and of the assistant's loop, which run with the defaults.
 """
 
 from __future__ import annotations
@@ -333,12 +333,8 @@ def test_screenshot_mode_matrix_with_real_rate_limits(pages: str) -> None:
         r = ok(m.call("observe", {"what": "tabs"}))
         assert text_of(r, -1) == "[Screenshot unavailable: rate-limited (5s cooldown)]"
 
-        r = m.call("capture_screenshot", {})
-        assert r.is_error
-        wait = json.loads(text_of(r))["nextAllowedIn"]
-        assert 0 < wait <= 5
-        time.sleep(wait)
-        ok(m.call("capture_screenshot", {}))
+        # One the model asks for is never refused, even within the automatic ones' cooldown.
+        assert image_of(ok(m.call("capture_screenshot", {})))
         time.sleep(5)
         r = ok(m.call("observe", {"what": "errors"}))
         assert r.content[-1].type == "image"  # 2/2
@@ -356,6 +352,23 @@ def test_screenshot_mode_matrix_with_real_rate_limits(pages: str) -> None:
         assert text_of(r, -1) == "[Screenshot unavailable: session limit reached (2/2)]"
         ok(m.call("configure", {"action": "capture", "settings": {"screenshot_mode": "off"}}))
         assert len(ok(m.call("observe", {"what": "errors"})).content) == 1
+
+
+def test_the_assistants_loop_gets_every_image_it_asks_for(pages: str) -> None:
+    """Look, act, look again with the server's defaults: no call is refused by a cooldown."""
+    with McpSession("--browser", "headless", "--window-size", WINDOW) as m:
+        goto(m, f"{pages}/labels.html")
+        _, body = annotated(m)
+        label = {a["name"]: a["label"] for a in body["annotations"]}
+        ok(m.call("interact", {"action": "click", "label": label["Save"]}))
+        assert image_of(ok(m.call("capture_screenshot", {})))
+        typed = {"action": "type", "label": label["Search products"], "text": "lamp"}
+        ok(m.call("interact", typed))
+        assert image_of(ok(m.call("capture_screenshot", {})))
+        pressed = {"action": "keypress", "key": "Enter", "include_screenshot": True}
+        assert image_of(ok(m.call("interact", pressed)))
+        _, again = annotated(m)
+        assert [a["name"] for a in again["annotations"]] == [a["name"] for a in body["annotations"]]
 
 
 def test_no_browser_connected_is_an_actionable_error() -> None:

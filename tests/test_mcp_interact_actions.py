@@ -122,8 +122,9 @@ def test_pixels_type_keypress_and_scroll_arguments() -> None:
     assert sent[4]["selector"] == "#save"
 
 
-def test_include_screenshot_adds_an_image_and_uses_the_cooldown() -> None:
+def test_include_screenshot_adds_an_image_and_follows_an_explicit_cooldown() -> None:
     h = Harness()
+    h.state.budget.explicit_cooldown = 5.0  # shotctl mcp --cooldown 5
 
     async def scenario(c: mcp.Client) -> None:
         r = await c.call_tool(

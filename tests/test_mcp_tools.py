@@ -20,7 +20,7 @@ import pytest
 from mcp.types import CallToolResult, ImageContent, TextContent
 from shotbridge.errors import BusError, CommandError, NotConnectedError
 from shotbridge.mcp_server import Connection, ServerState, build_server, shots
-from shotbridge.mcp_server.ratelimit import ScreenshotBudget
+from shotbridge.mcp_server.ratelimit import ScreenshotBudget, budget_from_options
 from shotbridge.mcp_server.settings import SENSITIVE_WARNING
 from shotbridge.protocol import RESTRICTED_MESSAGE
 
@@ -594,8 +594,26 @@ def test_capture_screenshot_failures_are_actionable(
     assert h.state.budget.next_allowed_in() == 0  # a failed capture does not use the cooldown
 
 
-def test_capture_screenshot_cooldown_carries_next_allowed_in() -> None:
+def test_explicit_screenshots_are_never_refused_by_default() -> None:
+    """A look-act-look loop: every screenshot the model asks for comes back, however close."""
     h = Harness()
+    _mode(h, "on")
+
+    async def scenario(c: mcp.Client) -> None:
+        for _ in range(3):
+            assert images(await c.call_tool("capture_screenshot", {}))
+            assert images(await c.call_tool("observe", {"annotate_screenshot": True}))
+            h.clock.advance(0.1)
+
+    h.run(scenario)
+    assert h.link.commands().count("screenshot") == 6
+
+
+def test_capture_screenshot_cooldown_carries_next_allowed_in() -> None:
+    """shotctl mcp --cooldown 5: explicit screenshots are limited too, with a parseable wait."""
+    h = Harness()
+    h.state.budget = budget_from_options(5.0, 10)
+    h.state.budget.clock = h.clock
 
     async def scenario(c: mcp.Client) -> None:
         assert not (await c.call_tool("capture_screenshot", {})).is_error

@@ -63,8 +63,16 @@ def client_config(client: str, command: list[str]) -> str:
     help="Share one recording, screenshot list and timeline with every other server started "
     "with this flag (by default each server has its own).",
 )
-# For tests and benchmarks; the defaults are the documented limits.
-@click.option("--cooldown", type=click.FloatRange(0, 3600), default=5.0, hidden=True)
+@click.option(
+    "--cooldown",
+    type=click.FloatRange(0, 3600),
+    default=None,
+    metavar="SECONDS",
+    help="Also limit the screenshots the model asks for to one per SECONDS, and use SECONDS "
+    "between automatic ones. Default: those the model asks for are never refused; automatic "
+    "ones (screenshot_mode) wait 5 s.",
+)
+# For tests and benchmarks; the default is the documented limit.
 @click.option("--session-limit", type=click.IntRange(0, 10_000), default=10, hidden=True)
 @click.option(
     "--print-config",
@@ -78,7 +86,7 @@ def mcp(
     log_level: str,
     allow_cdp: bool,
     shared_session: bool,
-    cooldown: float,
+    cooldown: float | None,
     session_limit: int,
     print_config: str | None,
 ) -> None:
@@ -102,13 +110,13 @@ def mcp(
     )
 
     from shotbridge.mcp_server import Connection, ServerState, build_server, bus_factory
-    from shotbridge.mcp_server.ratelimit import ScreenshotBudget
+    from shotbridge.mcp_server.ratelimit import budget_from_options
     from shotbridge.mcp_server.stdio_guard import serve_stdio
 
     connection = Connection(bus_factory(browser, window))  # type: ignore[arg-type]
     state = ServerState(
         connection=connection,
-        budget=ScreenshotBudget(cooldown=cooldown, session_limit=session_limit),
+        budget=budget_from_options(cooldown, session_limit),
         allow_cdp=allow_cdp,
         shared_session="shared" if shared_session else None,
     )

@@ -1,8 +1,10 @@
-"""How often screenshots may leave the server: one per cooldown, and a cap on auto-appended ones.
+"""How often screenshots may leave the server: a cooldown and a cap on auto-appended ones.
 
-One clock is shared by every screenshot (explicit or auto-appended), so at most one image per
-cooldown reaches the model whatever asked for it. The session cap counts only auto-appended
-screenshots: those arrive without the model asking, and each costs ~1,000+ tokens of context.
+A screenshot the model asks for is its own decision about its context, so it is never refused
+by default (``explicit_cooldown`` 0): a look-act-look loop gets every image it asks for. Those
+the server appends without being asked (``screenshot_mode``) wait ``cooldown`` seconds after the
+previous screenshot of either kind, and at most ``session_limit`` of them are sent: each costs
+~1,000+ tokens the model did not choose to spend.
 """
 
 from __future__ import annotations
@@ -47,28 +49,31 @@ class ScreenshotBudget:
         self,
         *,
         cooldown: float = COOLDOWN_S,
+        explicit_cooldown: float = 0.0,
         session_limit: int = SESSION_LIMIT,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.cooldown = cooldown
+        self.cooldown = cooldown  # automatic screenshots
+        self.explicit_cooldown = explicit_cooldown
         self.session_limit = session_limit
         self.clock = clock
         self.auto_taken = 0
         self._last: float | None = None
 
-    def next_allowed_in(self) -> float:
-        """Seconds until the cooldown allows another screenshot (0 when it does now)."""
+    def next_allowed_in(self, *, auto: bool = False) -> float:
+        """Seconds until another screenshot of this kind is allowed (0 when it is now)."""
         if self._last is None:
             return 0.0
-        return max(0.0, self._last + self.cooldown - self.clock())
+        cooldown = self.cooldown if auto else self.explicit_cooldown
+        return max(0.0, self._last + cooldown - self.clock())
 
     def acquire(self, *, auto: bool) -> Ticket | Refusal:
         """Take a slot now, or say why not. Check and record happen without an await between."""
         if auto and self.auto_taken >= self.session_limit:
             return Refusal(f"session limit reached ({self.auto_taken}/{self.session_limit})", None)
-        wait = self.next_allowed_in()
+        wait = self.next_allowed_in(auto=auto)
         if wait > 0:
-            cooldown = f"{self.cooldown:g}s"
+            cooldown = f"{self.cooldown if auto else self.explicit_cooldown:g}s"
             # Round up to 0.1 s so that waiting exactly nextAllowedIn always suffices.
             return Refusal(f"rate-limited ({cooldown} cooldown)", math.ceil(wait * 10) / 10)
         previous, stamp = self._last, self.clock()
@@ -76,3 +81,12 @@ class ScreenshotBudget:
         if auto:
             self.auto_taken += 1
         return Ticket(self, stamp, previous, auto)
+
+
+def budget_from_options(cooldown: float | None, session_limit: int) -> ScreenshotBudget:
+    """``shotctl mcp --cooldown``: when given, it limits explicit screenshots too."""
+    if cooldown is None:
+        return ScreenshotBudget(session_limit=session_limit)
+    return ScreenshotBudget(
+        cooldown=cooldown, explicit_cooldown=cooldown, session_limit=session_limit
+    )

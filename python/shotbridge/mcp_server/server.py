@@ -20,8 +20,7 @@ shotbridge shows you the developer's own browser tab. Read structure before pixe
 observe(what="page") is cheap text; observe(what="errors") shows console errors. Ask for \
 pixels (capture_screenshot, or observe with annotate_screenshot=true for numbered labels mapped \
 to CSS selectors) only when the structure is not enough. interact clicks, types, presses keys and \
-scrolls by selector, by label, or at pixels of a screenshot you were shown. Screenshots are \
-limited to one per 5 s."""
+scrolls by selector, by label, or at pixels of a screenshot you were shown."""
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 

@@ -27,7 +27,7 @@ def screenshot_args(state: ServerState, **args: Any) -> dict[str, Any]:
 async def explicit(
     state: ServerState, args: dict[str, Any], *, selector: str | None = None
 ) -> dict[str, Any] | CallToolResult:
-    """A screenshot the model asked for: the shot, or the cooldown's isError result.
+    """A screenshot the model asked for: the shot, or (only under ``--cooldown``) an isError result.
 
     Raises ToolError when the capture fails; a failed capture does not use up the cooldown.
     """
@@ -35,7 +35,7 @@ async def explicit(
     if isinstance(ticket, Refusal):
         wait = ticket.next_allowed_in or 0.0
         return content.rate_limited(
-            f"Screenshots are limited to one per {state.budget.cooldown:g} s; "
+            f"Screenshots are limited to one per {state.budget.explicit_cooldown:g} s; "
             f"try again in {wait:g} s. observe(what='page') needs no screenshot.",
             wait,
         )

@@ -265,7 +265,7 @@ def _answered(done: dict[str, Any]) -> str:
 
 async def _screenshot_blocks(state: ServerState) -> list[ContentBlock]:
     shot = await shots.explicit(state, shots.screenshot_args(state))
-    if isinstance(shot, CallToolResult):  # cooldown
+    if isinstance(shot, CallToolResult):  # only under shotctl mcp --cooldown
         return [content.text("[Screenshot not included: rate-limited]")]
     return [
         content.image(shot["jpeg"]),
