@@ -107,6 +107,35 @@ def test_tools_are_listed_with_descriptions_schemas_and_annotations() -> None:
     assert h.connects == 0  # listing tools never starts a browser
 
 
+def test_tool_schemas_are_lean() -> None:
+    """What every session pays before its first call: ≤ 10,000 characters, no pydantic noise."""
+    h = Harness()
+
+    async def scenario(c: mcp.Client) -> None:
+        tools = (await c.list_tools()).tools
+        wire = "".join(t.model_dump_json(exclude_none=True, by_alias=True) for t in tools)
+        assert len(wire) <= 10_000, len(wire)
+        assert '"title":"' not in wire.replace('"annotations":{"title":"', "")
+        assert '{"type":"null"}' not in wire
+        selector = next(t for t in tools if t.name == "interact").input_schema["properties"]
+        assert selector["selector"] == {
+            "type": "string",
+            "description": selector["selector"]["description"],
+        }
+
+    h.run(scenario)
+
+
+def test_an_explicit_null_is_still_accepted() -> None:
+    h = Harness()
+
+    async def scenario(c: mcp.Client) -> None:
+        r = await c.call_tool("capture_screenshot", {"selector": None, "scroll": None})
+        assert images(r)
+
+    h.run(scenario)
+
+
 # ---- configure -------------------------------------------------------------------------------
 
 

@@ -8,8 +8,10 @@ from contextlib import asynccontextmanager
 from typing import Any, Literal
 
 from mcp.server.mcpserver import MCPServer
+from mcp.types import Tool
 
 from shotbridge import __version__
+from shotbridge.mcp_server.lean_schema import lean_schema
 from shotbridge.mcp_server.state import ServerState
 from shotbridge.mcp_server.tools import capture, configure, generate, interact, observe, screenshots
 
@@ -25,6 +27,14 @@ scrolls by selector, by label, or at pixels of a screenshot you were shown."""
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 
 
+class LeanServer(MCPServer[Any]):
+    """MCPServer whose tools/list spends no characters on what a model learns nothing from."""
+
+    async def list_tools(self) -> list[Tool]:
+        tools = await super().list_tools()
+        return [t.model_copy(update={"input_schema": lean_schema(t.input_schema)}) for t in tools]
+
+
 def build_server(state: ServerState, *, log_level: LogLevel = "WARNING") -> MCPServer[Any]:
     """An MCPServer with every tool registered; it closes ``state.connection`` when it stops."""
 
@@ -36,7 +46,7 @@ def build_server(state: ServerState, *, log_level: LogLevel = "WARNING") -> MCPS
             log.info("shutting down: closing the browser connection")
             await state.connection.close()
 
-    server: MCPServer[Any] = MCPServer(
+    server: MCPServer[Any] = LeanServer(
         "shotbridge",
         title="shotbridge",
         instructions=INSTRUCTIONS,

@@ -14,15 +14,11 @@ from shotbridge.mcp_server.state import ServerState
 from shotbridge.protocol import scroll_target
 
 DESCRIPTION = """\
-Screenshot of the tracked browser tab as a JPEG sized for the model (≤1280 px wide, ≤500 KB), \
-with a text summary (URL, size, bytes, quality, estimated image tokens, masked regions). Password \
-fields are always painted over. Prefer observe(what="page") first: ask for pixels only when layout \
-or visuals matter. Limited to one screenshot per 5 s. full_page returns tiles (up to 16 384 CSS \
-px), each its own image with a screenshot_id for interact(x, y, screenshot_id). compare_to reports \
-the changed regions, the elements behind them and the changed share of pixels (a scroll is \
-aligned, not a change); diff_image outlines them. If nothing changed since the latest image you \
-were given, only "Unchanged since screenshot #N" comes back (configure skip_unchanged=false to \
-always get the image)."""
+JPEG of the tracked tab sized for a model (≤1280 px wide, ≤500 KB) with a summary (URL, size, \
+tokens, masked regions); password fields are always masked. Prefer observe(what="page") unless \
+layout or visuals matter. full_page: tiles, each with a screenshot_id for interact(x, y). \
+compare_to: the changed regions and the elements behind them; diff_image outlines them. An \
+unchanged page answers "Unchanged since screenshot #N"."""
 
 
 def register(server: MCPServer, state: ServerState) -> None:
@@ -41,35 +37,23 @@ def register(server: MCPServer, state: ServerState) -> None:
     async def capture_screenshot(
         selector: Annotated[
             str | None,
-            Field(description="CSS selector of one element to capture instead of the viewport."),
+            Field(description="CSS selector of one element to capture."),
         ] = None,
         full_page: Annotated[
             bool,
-            Field(
-                description="Capture the whole scrollable page, not just the viewport; long pages "
-                "come back as several tiles, top to bottom."
-            ),
+            Field(description="The whole page, as tiles top to bottom."),
         ] = False,
         scroll: Annotated[
             str | float | None,
-            Field(
-                description='Scroll first: "top", "bottom", a y offset in CSS px, or a CSS '
-                "selector to bring into view."
-            ),
+            Field(description='Scroll first: "top", "bottom", a y in CSS px or a selector.'),
         ] = None,
         compare_to: Annotated[
             str | int | None,
-            Field(
-                description='"previous" (the latest screenshot you were given) or a '
-                "screenshot_id: report what changed since that image."
-            ),
+            Field(description='"previous" or a screenshot_id: what changed since.'),
         ] = None,
         diff_image: Annotated[
             bool,
-            Field(
-                description="Return the outlined diff picture (changed regions numbered, "
-                "before/after crops) instead of the plain screenshot."
-            ),
+            Field(description="The outlined diff picture instead of the screenshot."),
         ] = False,
     ) -> CallToolResult:
         if selector is not None and not selector.strip():

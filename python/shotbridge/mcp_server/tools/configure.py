@@ -17,15 +17,11 @@ from shotbridge.mcp_server.state import ServerState
 ACTIONS = ("capture", "track")
 
 DESCRIPTION = f"""\
-Change how shotbridge works for this session.
-action="capture" with settings: screenshot_mode ({" | ".join(SCREENSHOT_MODES)}; default off): \
-"on" appends a fresh screenshot to every observe result, "errors_only" only to \
-observe(what="errors"); auto screenshots are limited to one per 5 s and 10 per session. \
-mask_selectors: CSS selectors painted over in every image (password fields always are). \
-auto_screenshot: {{on_navigation, on_error, on_action}} (default only on_error): events after \
-which a screenshot is buffered (observe what="screenshots"). network: true records fetch/XHR for \
-generate_test fixtures. With no settings, shows the current ones.
-action="track" with tab_id (from observe(what="tabs")): the tab every tool acts on."""
+Session settings. action="capture", settings: screenshot_mode ({" | ".join(SCREENSHOT_MODES)}; \
+default off; auto screenshots ≤1 per 5 s, 10 per session), mask_selectors (CSS selectors masked \
+in every image; password fields always are), auto_screenshot {{on_navigation, on_error, \
+on_action}} (buffered: observe what="screenshots"), network (record fetch/XHR for fixtures); no \
+settings shows them. action="track", tab_id: the tab every tool acts on."""
 
 
 CSS_EXAMPLES = "e.g. '#ssn', '.secret', 'input[name=card]', '[data-private]'"

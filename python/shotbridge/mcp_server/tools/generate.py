@@ -79,26 +79,24 @@ def _recorded(s: Session) -> bool:
 def register(server: MCPServer, state: ServerState) -> None:
     @server.tool(
         name="get_reproduction_script",
-        description="A Playwright script (plain `playwright`, run with node) that replays what "
-        "was recorded in the tracked tab — navigations, clicks, typing, selects, Enter — with "
-        "resilient locators (getByTestId, getByRole with name, getByLabel, then CSS). Password "
-        "values are never recorded. include_screenshots adds page.screenshot() after each step "
-        "and returns the matching buffered screenshots as images; include_fixtures serves the "
-        "GET responses that populated the page (context.route; needs configure network=true "
-        "before the session), while the replayed steps send their writes once. module='esm' "
-        'for a project whose package.json says "type": "module".',
+        description="A Playwright script (node, plain `playwright`) replaying what was recorded "
+        "in the tracked tab with resilient locators (test id, role and name, label, then CSS); "
+        "password values are never recorded. include_screenshots: page.screenshot() after each "
+        "step, plus the buffered screenshots. include_fixtures: serve the GET responses that "
+        "filled the page (needs configure network=true first). module='esm' when package.json "
+        'says "type": "module".',
         annotations=_annotations("Reproduction script"),
         structured_output=False,
     )
     async def get_reproduction_script(
         include_screenshots: Annotated[
-            bool, Field(description="Screenshot after each step, and the buffered ones here.")
+            bool, Field(description="page.screenshot() after each step.")
         ] = False,
         include_fixtures: Annotated[
-            bool, Field(description="Serve the recorded GET responses (context.route).")
+            bool, Field(description="Serve the recorded GET responses.")
         ] = False,
         module: Annotated[
-            Literal["cjs", "esm"], Field(description="cjs: require (default); esm: import.")
+            Literal["cjs", "esm"], Field(description="cjs: require; esm: import.")
         ] = "cjs",
     ) -> CallToolResult:
         s = await load(state, "both" if include_screenshots else None)
@@ -117,38 +115,31 @@ def register(server: MCPServer, state: ServerState) -> None:
 
     @server.tool(
         name="generate_test",
-        description="A @playwright/test spec replaying the recorded session (ESM + TypeScript "
-        "by default; module='cjs', language='js' for older projects). assert_visual: "
-        "toHaveScreenshot after navigations and content changes (animations off, caret "
-        "hidden); mask_dynamic samples the live page ~1.5 s and masks only the smallest "
-        "elements that change on their own. assert_no_errors fails while the recorded errors "
-        "(message and source) or any uncaught exception come back, not on resource noise. "
-        "include_fixtures serves the GET responses that populated the page (page.route); "
-        "writes are sent by the replayed steps, once. fixtures='seed' posts the data that "
-        "existed before the session instead.",
+        description="A @playwright/test spec replaying the recorded session (ESM + TypeScript; "
+        "module='cjs', language='js' for older projects). assert_visual: toHaveScreenshot "
+        "after navigations and changes; mask_dynamic masks what changes on its own. "
+        "assert_no_errors: fail when the recorded errors or new uncaught exceptions return. "
+        "include_fixtures: serve the GET responses that filled the page; fixtures='seed' posts "
+        "the data that existed before instead.",
         annotations=_annotations("Generate a Playwright test"),
         structured_output=False,
     )
     async def generate_test(
         assert_visual: Annotated[bool, Field(description="toHaveScreenshot assertions.")] = True,
         include_fixtures: Annotated[
-            bool, Field(description="Serve the recorded GET responses (page.route).")
+            bool, Field(description="Serve the recorded GET responses.")
         ] = False,
-        mask_dynamic: Annotated[
-            bool, Field(description="Sample the page and mask what moves on its own.")
-        ] = True,
+        mask_dynamic: Annotated[bool, Field(description="Mask what changes on its own.")] = True,
         assert_no_errors: Annotated[
-            bool, Field(description="Fail on the recorded errors and new uncaught exceptions.")
+            bool, Field(description="Fail on recorded or new errors.")
         ] = True,
         module: Annotated[
-            Literal["esm", "cjs"], Field(description="esm: import (default); cjs: require.")
+            Literal["esm", "cjs"], Field(description="esm: import; cjs: require.")
         ] = "esm",
-        language: Annotated[
-            Literal["ts", "js"], Field(description="ts (default, save as .spec.ts) or js.")
-        ] = "ts",
+        language: Annotated[Literal["ts", "js"], Field(description="ts (.spec.ts) or js.")] = "ts",
         fixtures: Annotated[
             Literal["routes", "seed", "none"] | None,
-            Field(description="routes (default with include_fixtures), seed or none."),
+            Field(description="routes (default), seed or none."),
         ] = None,
     ) -> CallToolResult:
         s = await load(state)

@@ -28,15 +28,12 @@ INPUT_TIMEOUT_MS = 15_000
 CDP_TEXT_MAX = 20_000
 
 DESCRIPTION = """\
-Act on the tracked tab with trusted mouse/keyboard input. Read structure first (observe \
-what="page"); prefer selector or label (from an annotated screenshot) to x, y (pixels of \
-screenshot_id, default the latest, mapped exactly to the page). Coordinates and labels are \
-refused after the tab navigated to another URL: take a fresh screenshot. Actions: click, \
-hover, type (focuses the target, inserts text), keypress \
-("Enter", "Control+A"), scroll (delta, to, or a target into view), navigate (url or \
-navigation; accepts "Leave site?"), dialog (answer an alert/confirm/prompt: accept, \
-prompt_text), cdp (raw DevTools command; only if the user allowed it, logged). The result names \
-the element hit and the URL after the page settled; include_screenshot=true adds a screenshot."""
+Act on the tracked tab with trusted input, by selector, label (of an annotated screenshot) or \
+x, y (pixels of screenshot_id, default the latest; refused once the tab left that URL). click, \
+hover, type (focus, insert text), keypress ("Enter", "Control+A"), scroll (delta_x/y, to, or a \
+target), navigate (url or navigation), dialog (answer alert/confirm/prompt), cdp (raw DevTools; \
+only if the user allowed it). Names the element hit and the URL after; include_screenshot adds \
+a screenshot."""
 
 
 def register(server: MCPServer, state: ServerState) -> None:
@@ -56,86 +53,67 @@ def register(server: MCPServer, state: ServerState) -> None:
         action: Annotated[
             str,
             Field(
-                description="What to do: " + ", ".join(ACTIONS) + ".",
+                description="What to do.",
                 json_schema_extra={"enum": list(ACTIONS)},
             ),
         ],
-        selector: Annotated[
-            str | None, Field(description="CSS selector of the element to act on.")
-        ] = None,
+        selector: Annotated[str | None, Field(description="CSS selector of the target.")] = None,
         label: Annotated[
             int | None,
-            Field(ge=1, description="Number of a label in the latest annotated screenshot."),
+            Field(ge=1, description="A label of the latest annotated screenshot."),
         ] = None,
-        x: Annotated[
-            float | None, Field(description="Horizontal pixel in the screenshot's image.")
-        ] = None,
-        y: Annotated[
-            float | None, Field(description="Vertical pixel in the screenshot's image.")
-        ] = None,
+        x: Annotated[float | None, Field(description="Image pixel x.")] = None,
+        y: Annotated[float | None, Field(description="Image pixel y.")] = None,
         screenshot_id: Annotated[
             int | None,
-            Field(description="Which screenshot x/y (or label) refer to; default the latest."),
+            Field(description="Screenshot of x, y; default the latest."),
         ] = None,
-        text: Annotated[str | None, Field(description="Text to type (action=type).")] = None,
-        clear: Annotated[
-            bool, Field(description="action=type: replace the field's content.")
-        ] = False,
+        text: Annotated[str | None, Field(description="type: the text.")] = None,
+        clear: Annotated[bool, Field(description="type: replace the content.")] = False,
         key: Annotated[
             str | None,
-            Field(description='action=keypress: "Enter", "Tab", "Escape", "Control+A", …'),
+            Field(description='keypress: "Enter", "Control+A", …'),
         ] = None,
         modifiers: Annotated[
             list[str] | None,
-            Field(description="Keys held during click/keypress: Alt, Control, Meta, Shift."),
+            Field(description="Held keys: Alt, Control, Meta, Shift."),
         ] = None,
         button: Annotated[
             str,
-            Field(description="Mouse button for click.", json_schema_extra={"enum": list(BUTTONS)}),
+            Field(description="click: mouse button.", json_schema_extra={"enum": list(BUTTONS)}),
         ] = "left",
         click_count: Annotated[int, Field(ge=1, le=3, description="2 = double click.")] = 1,
-        delta_x: Annotated[float, Field(description="action=scroll: CSS px to the right.")] = 0,
-        delta_y: Annotated[float, Field(description="action=scroll: CSS px down.")] = 0,
+        delta_x: Annotated[float, Field(description="scroll: CSS px right.")] = 0,
+        delta_y: Annotated[float, Field(description="scroll: CSS px down.")] = 0,
         to: Annotated[
             str | float | None,
-            Field(description='action=scroll: "top", "bottom", or a y offset in CSS px.'),
+            Field(description='scroll: "top", "bottom" or a y in CSS px.'),
         ] = None,
-        url: Annotated[
-            str | None, Field(description="Absolute URL to open (navigation=url).")
-        ] = None,
+        url: Annotated[str | None, Field(description="navigate: absolute URL.")] = None,
         navigation: Annotated[
             str,
             Field(
-                description="url: open url; back / forward: history; reload: reload the page.",
+                description="navigate: url, back, forward or reload.",
                 json_schema_extra={"enum": list(NAVIGATIONS)},
             ),
         ] = "url",
-        new_tab: Annotated[
-            bool, Field(description="Open url in a new tab, which becomes the tracked tab.")
-        ] = False,
-        method: Annotated[
-            str | None, Field(description='action=cdp: e.g. "Page.captureScreenshot".')
-        ] = None,
-        params: Annotated[
-            dict[str, Any] | None, Field(description="action=cdp: the method's parameters.")
-        ] = None,
+        new_tab: Annotated[bool, Field(description="navigate: in a new tracked tab.")] = False,
+        method: Annotated[str | None, Field(description="cdp: method.")] = None,
+        params: Annotated[dict[str, Any] | None, Field(description="cdp: params.")] = None,
         accept: Annotated[
             bool | None,
-            Field(description="action=dialog: true = OK / Leave, false = Cancel / Stay. Required."),
+            Field(description="dialog: true = OK, false = Cancel."),
         ] = None,
         prompt_text: Annotated[
             str | None,
-            Field(description="action=dialog: the answer typed into a prompt() (accept=true)."),
+            Field(description="dialog: the prompt() answer."),
         ] = None,
         keep_beforeunload: Annotated[
             bool,
-            Field(
-                description="action=navigate: leave a page's beforeunload prompt ('Leave "
-                "site?') open for action=dialog instead of accepting it."
-            ),
+            Field(description="navigate: leave a 'Leave site?' prompt open for action=dialog."),
         ] = False,
         include_screenshot: Annotated[
-            bool, Field(description="Also return a screenshot taken after the action settles.")
+            bool, Field(description="Add a screenshot after it settles.")
         ] = False,
     ) -> CallToolResult:
         if action not in ACTIONS:

@@ -22,15 +22,11 @@ TARGETS = ("interactive", "all_visible", "custom")
 TEXT_MAX = 100
 
 DESCRIPTION = """\
-Look at the developer's browser tab. Start here: what="page" gives the page's structure (URL, \
-title, viewport, ready state, headings, form and interactive-element counts) as cheap text; \
-what="errors" gives console errors, uncaught exceptions and unhandled rejections; what="tabs" \
-lists open tabs and which one is tracked. With what="page", include_offscreen=true also lists the \
-interactive elements (selector, role, name, in_viewport), including those outside the viewport, \
-so you know what to act on by selector and when to scroll.
-Set annotate_screenshot=true (with what="page") only when structure is not enough: it returns a \
-JPEG with numbered labels and a JSON map from each label to a unique CSS selector, role, \
-name, state, bounds (CSS px) and locator, iframes included."""
+Look at the tracked browser tab; start here. what="page": URL, title, viewport, headings, form \
+and control counts as cheap text (include_offscreen=true lists the controls, off-screen ones \
+too); "errors": console errors and exceptions; "tabs": open tabs. annotate_screenshot=true (only \
+when structure is not enough): a JPEG with numbered labels and a map from each label to its \
+role, name, selector and state, for interact(label=N)."""
 
 
 def register(server: MCPServer, state: ServerState) -> None:
@@ -50,43 +46,36 @@ def register(server: MCPServer, state: ServerState) -> None:
         what: Annotated[
             str,
             Field(
-                description="page: structure of the tracked tab; errors: console errors; "
-                "tabs: open tabs; screenshots: the session's screenshot timeline (id, time, URL, "
-                "trigger, the action before it; the last 20 are kept as resources "
-                "screenshot://{id} and screenshot://{id}/thumbnail) with recent actions and "
-                "errors.",
+                description="screenshots: the session's timeline of screenshots (the last 20 "
+                "as resources screenshot://{id}), actions and errors.",
                 json_schema_extra={"enum": list(WHATS)},
             ),
         ] = "page",
         annotate_screenshot: Annotated[
             bool,
-            Field(description="With what=page: add a screenshot with numbered element labels."),
+            Field(description="page: add a screenshot with numbered labels."),
         ] = False,
         annotation_target: Annotated[
             str,
             Field(
-                description="What to label: interactive (buttons, links, inputs…), all_visible "
-                "(visible elements with text or a role), or custom (annotation_selector).",
+                description="What to label (custom: annotation_selector).",
                 json_schema_extra={"enum": list(TARGETS)},
             ),
         ] = "interactive",
         annotation_selector: Annotated[
             str | None,
-            Field(description="CSS selector of the elements to label (annotation_target=custom)."),
+            Field(description="CSS selector of what to label."),
         ] = None,
         max_annotations: Annotated[
-            int, Field(ge=1, le=100, description="Most labels to draw, in reading order.")
+            int, Field(ge=1, le=100, description="Most labels, in reading order.")
         ] = 50,
         include_offscreen: Annotated[
             bool,
-            Field(
-                description="With what=page: also list interactive elements, including those "
-                "outside the viewport (each says in_viewport)."
-            ),
+            Field(description="page: list the controls, off-screen ones too."),
         ] = False,
         include_thumbnails: Annotated[
             bool,
-            Field(description="With what=screenshots: add the kept 320 px thumbnails as images."),
+            Field(description="screenshots: add their thumbnails."),
         ] = False,
     ) -> CallToolResult:
         if what not in WHATS:
