@@ -271,7 +271,8 @@ async def run(url: str, runs: int, warmup: int) -> tuple[list[Series], dict[str,
                 if i == warmup - 1 and stages_log.exists():
                     stages_log.unlink()  # stamps of the measured captures only
             info["load"] = (load_before, os.getloadavg())
-            obs = check(await ours.call_tool("observe", {"annotate_screenshot": True}), "observe")
+            full = {"annotate_screenshot": True, "map": "full"}
+            obs = check(await ours.call_tool("observe", full), "observe")
             info["labels"] = json.loads(obs.content[1].text)["total_found"]
             if stages_log.exists():
                 stamps = [json.loads(line) for line in stages_log.read_text().splitlines()]

@@ -216,7 +216,10 @@ def mcp() -> Iterator[McpSession]:
 def _observe(s: McpSession, url: str) -> dict[str, Any]:
     r = s.call("interact", {"action": "navigate", "url": url})
     assert not r.is_error, r.content
-    r = s.call("observe", {"what": "page", "annotate_screenshot": True, "max_annotations": 100})
+    r = s.call(
+        "observe",
+        {"what": "page", "annotate_screenshot": True, "max_annotations": 100, "map": "full"},
+    )
     assert not r.is_error, r.content
     (text,) = [b.text for b in r.content if b.type == "text"]
     return json.loads(text)
@@ -251,7 +254,7 @@ def test_mcp_observe_passes_annotation_fields_through(mcp: McpSession, pages_url
     assert body["frames"][0]["frame"] == ["#pay"] and body["frames"][0]["labelled"] == 4
     r = mcp.call("interact", {"action": "click", "label": pay["label"]})
     assert not r.is_error, r.content
-    r = mcp.call("observe", {"what": "page", "annotate_screenshot": True})
+    r = mcp.call("observe", {"what": "page", "annotate_screenshot": True, "map": "full"})
     (text,) = [b.text for b in r.content if b.type == "text"]
     paid = next(a for a in json.loads(text)["annotations"] if a["name"] == "Paid")
     assert paid["frame"] == ["#pay"]

@@ -94,7 +94,7 @@ def test_observe_page_answers_at_once_while_the_page_streams(streaming: McpSessi
 
 
 def test_annotated_observe_labels_what_has_arrived(streaming: McpSession) -> None:
-    r = _call(streaming, "observe", {"what": "page", "annotate_screenshot": True})
+    r = _call(streaming, "observe", {"what": "page", "annotate_screenshot": True, "map": "full"})
     assert len(_images(r)) == 1
     body = _json(r)
     assert body["page"]["readyState"] == "loading", body["page"]

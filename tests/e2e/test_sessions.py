@@ -70,7 +70,7 @@ def test_two_clients_never_see_each_others_screenshots_or_steps(
 ) -> None:
     with _server(browser_env) as a, _server(browser_env) as b:
         _ok(a, "interact", {"action": "navigate", "url": f"{pages_url}/buttons.html"})
-        annotated = _ok(a, "observe", {"what": "page", "annotate_screenshot": True})
+        annotated = _ok(a, "observe", {"what": "page", "annotate_screenshot": True, "map": "full"})
         second = _label_of(annotated, "#b2")
 
         # B takes a screenshot of its own after A's labelled one.
@@ -104,7 +104,7 @@ def test_shared_session_is_an_explicit_option(browser_env: dict[str, str], pages
         _server(browser_env, "--shared-session") as b,
     ):
         _ok(a, "interact", {"action": "navigate", "url": f"{pages_url}/buttons.html"})
-        annotated = _ok(a, "observe", {"what": "page", "annotate_screenshot": True})
+        annotated = _ok(a, "observe", {"what": "page", "annotate_screenshot": True, "map": "full"})
         first = _label_of(annotated, "#b1")
         clicked = _ok(b, "interact", {"action": "click", "label": first})
         assert "#b1" in _text(clicked)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -13,6 +13,7 @@ from pydantic import Field
 from shotbridge.errors import CommandError
 from shotbridge.mcp_server import content, session, shots
 from shotbridge.mcp_server.failures import invalid_selector, to_tool_error
+from shotbridge.mcp_server.label_map import compact_map
 from shotbridge.mcp_server.state import REQUEST_TIMEOUT_S, ServerState
 from shotbridge.mcp_server.tools import screenshots
 from shotbridge.protocol import ErrorCode
@@ -77,6 +78,10 @@ def register(server: MCPServer, state: ServerState) -> None:
             bool,
             Field(description="screenshots: add their thumbnails."),
         ] = False,
+        map: Annotated[
+            Literal["compact", "full"],
+            Field(description="compact: a line per label; full: JSON with bounds and selectors."),
+        ] = "compact",
     ) -> CallToolResult:
         if what not in WHATS:
             raise ToolError(f"Unknown what={what!r}. Valid values: {', '.join(WHATS)}.")
@@ -84,7 +89,10 @@ def register(server: MCPServer, state: ServerState) -> None:
         if annotate_screenshot:
             if what != "page":
                 raise ToolError("annotate_screenshot works only with what='page'.")
-            return await _annotated(state, annotation_target, annotation_selector, max_annotations)
+            full = map == "full"
+            return await _annotated(
+                state, annotation_target, annotation_selector, max_annotations, full
+            )
         if what == "page":
             page = await _page(state)
             if include_offscreen and not page.get("restricted"):
@@ -222,7 +230,7 @@ async def _tabs(state: ServerState) -> dict[str, Any]:
 
 
 async def _annotated(
-    state: ServerState, target: str, selector: str | None, max_annotations: int
+    state: ServerState, target: str, selector: str | None, max_annotations: int, full: bool
 ) -> CallToolResult:
     if target not in TARGETS:
         raise ToolError(
@@ -276,8 +284,9 @@ async def _annotated(
             mapping[key] = shot[key]
     if note := _loading_note(ready):
         mapping["notes"] = [note, *mapping.get("notes", [])]
-    # The JSON alone says what the image is (URL, size, bytes, masks), for clients that drop images.
-    blocks: list[ContentBlock] = [content.image(shot["jpeg"]), content.json_text(mapping)]
+    # The text alone says what the image is (URL, size, masks), for clients that drop images.
+    text = content.json_text(mapping) if full else content.text(compact_map(mapping))
+    blocks: list[ContentBlock] = [content.image(shot["jpeg"]), text]
     return content.result(blocks, tool="observe")
 
 
