@@ -12,6 +12,7 @@ class Element {
   /** @param {string} localName @param {Record<string, string>} attrs @param {string} [css] */
   constructor(localName, attrs, css = '') {
     this.localName = localName;
+    this.nodeType = 1;
     this.attrs = { ...attrs };
     this.css = css;
     this.ownerDocument = { defaultView: { getComputedStyle: () => ({ getPropertyValue: (p) => (p === '-webkit-text-security' ? this.css : '') }) } };
@@ -40,6 +41,7 @@ test('the service worker hands page code exactly the lists of secret-rules.json'
   const { pageRules } = await import('../../python/shotbridge/extension/lib/secret-rules.js');
   assert.deepEqual(await pageRules(), {
     input_types: RULES.input_types, autocomplete: RULES.autocomplete, css_properties: RULES.css_properties,
+    reveal_attributes: RULES.reveal_attributes,
   });
 });
 

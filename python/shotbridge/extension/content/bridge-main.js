@@ -51,6 +51,50 @@
   };
   apply(addListener, window, [DIALOG_NODE, takeNode, true]);
 
+  // Shadow roots, closed ones included, are watched for secrets from their creation: page/secrets.js
+  // (ISOLATED world) hands us a detached node the same way; each new root holds it for one
+  // synchronous event, whose listener (in that world) finds the root as the node's root node.
+  // Nothing crosses but "this node is now in a new root": a page that forged it could only make
+  // more roots watched.
+  /** @type {Node | null} */
+  let shadowNode = null;
+  const SHADOW_NODE = '__shotbridge_shadow_node__';
+  /** @param {Event} e */
+  const takeShadowNode = (e) => {
+    const node = /** @type {MouseEvent} */ (e).relatedTarget;
+    if (shadowNode || !(node instanceof Node) || node.isConnected) return;
+    e.stopImmediatePropagation();
+    shadowNode = node;
+    apply(removeListener, window, [SHADOW_NODE, takeShadowNode, true]);
+  };
+  apply(addListener, window, [SHADOW_NODE, takeShadowNode, true]);
+  const EventCtor = Event;
+  const appendChild = Node.prototype.appendChild;
+  const removeChild = Node.prototype.removeChild;
+  const attachShadow = Element.prototype.attachShadow;
+  if (typeof attachShadow === 'function') {
+    Element.prototype.attachShadow = {
+      attachShadow(init) {
+        const root = apply(attachShadow, this, arguments);
+        if (shadowNode) {
+          try {
+            apply(appendChild, root, [shadowNode]);
+            apply(dispatch, shadowNode, [new EventCtor('shotbridge-shadow')]);
+          } catch {
+            // never break the page
+          } finally {
+            try {
+              apply(removeChild, root, [shadowNode]);
+            } catch {
+              // not there
+            }
+          }
+        }
+        return root;
+      },
+    }.attachShadow;
+  }
+
   /** First `max` UTF-16 units without splitting a surrogate pair. @param {string} s @param {number} max */
   function cut(s, max) {
     if (s.length <= max) return s;

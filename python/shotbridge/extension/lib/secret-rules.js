@@ -3,7 +3,7 @@
 // (lib/page.js) and to content scripts that ask (page/secrets.js); nothing in the extension keeps
 // a copy of its own.
 
-/** @typedef {{input_types: string[], autocomplete: string[], css_properties: string[], key_words: string[]}} SecretRules */
+/** @typedef {{input_types: string[], autocomplete: string[], css_properties: string[], reveal_attributes: string[], key_words: string[]}} SecretRules */
 
 /** @type {Promise<SecretRules> | null} */
 let loading = null;
@@ -14,7 +14,7 @@ export function secretRules() {
     loading = fetch(chrome.runtime.getURL('secret-rules.json'))
       .then((r) => r.json())
       .then((r) => {
-        for (const k of ['input_types', 'autocomplete', 'css_properties']) {
+        for (const k of ['input_types', 'autocomplete', 'css_properties', 'reveal_attributes']) {
           if (!Array.isArray(r[k])) throw new Error(`secret-rules.json: ${k} must be a list`);
         }
         return r;
@@ -30,5 +30,10 @@ export function secretRules() {
 /** The part page code needs (no key words: those are for request bodies). */
 export async function pageRules() {
   const r = await secretRules();
-  return { input_types: r.input_types, autocomplete: r.autocomplete, css_properties: r.css_properties };
+  return {
+    input_types: r.input_types,
+    autocomplete: r.autocomplete,
+    css_properties: r.css_properties,
+    reveal_attributes: r.reveal_attributes,
+  };
 }
