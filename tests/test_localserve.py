@@ -1,12 +1,14 @@
-"""``shotctl capture FILE``'s server: the page and its assets, nothing else (issue 9, defect 4).
+"""``shotctl capture FILE``'s server: the page and its assets, nothing else, sealed like file://.
 
 Real HTTP over loopback with urllib; the folder holds what a developer's folder holds next to a
-page: a ``.env``, a ``.git``, ``private/id_rsa``, a sibling folder outside, a symlink out.
+page: a ``.env``, a ``.git``, ``private/id_rsa``, a sibling folder outside, a symlink out, a hard
+link to a file outside. Requests carry the ``Sec-Fetch-Dest`` a browser would send.
 """
 
 from __future__ import annotations
 
 import http.client
+import os
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -14,7 +16,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from shotbridge.localserve import LocalServer, resolve_inside
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from shotbridge.localserve import SANDBOX, LocalServer, Verdict, judge, resolve_inside
 
 
 @pytest.fixture
@@ -43,12 +47,18 @@ def served(site: Path) -> Iterator[tuple[str, LocalServer]]:
         yield url, server
 
 
-def get(url: str, method: str = "GET") -> tuple[int, bytes]:
+def get(url: str, method: str = "GET", dest: str | None = None) -> tuple[int, bytes]:
+    return fetch(url, method, dest)[:2]  # type: ignore[return-value]
+
+
+def fetch(url: str, method: str = "GET", dest: str | None = None) -> tuple[int, bytes, dict]:
+    headers = {"Sec-Fetch-Dest": dest} if dest else {}
     try:
-        with urllib.request.urlopen(urllib.request.Request(url, method=method)) as resp:
-            return resp.status, resp.read()
+        req = urllib.request.Request(url, method=method, headers=headers)
+        with urllib.request.urlopen(req) as resp:
+            return resp.status, resp.read(), dict(resp.headers)
     except urllib.error.HTTPError as exc:
-        return exc.code, exc.read()
+        return exc.code, exc.read(), dict(exc.headers)
 
 
 def raw_get(url: str, raw_path: str) -> int:
@@ -149,3 +159,130 @@ def test_resolve_inside_rules(site: Path) -> None:
     assert resolve_inside(root, "assets/app.js") == root / "assets" / "app.js"
     for bad in ("", "assets", ".env", "a/../.env", "../secret.txt", "x\0y", "out", "missing"):
         assert resolve_inside(root, bad) is None, bad
+
+
+# ---- sealed like file:// ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("dest", "is_page", "kind", "verdict"),
+    [
+        # The page itself, as a document; no other document, frame or plug-in.
+        ("document", True, "text/html", Verdict(serve=True)),
+        ("document", False, "text/html", Verdict(serve=False)),
+        ("iframe", True, "text/html", Verdict(serve=False)),
+        ("iframe", False, "text/plain", Verdict(serve=False)),
+        ("frame", False, "text/html", Verdict(serve=False)),
+        ("object", False, "text/plain", Verdict(serve=False)),
+        ("embed", False, "application/pdf", Verdict(serve=False)),
+        # fetch/XHR/beacon, JSON module imports, workers: reads, not loads.
+        ("empty", False, "text/plain", Verdict(serve=False)),
+        ("empty", False, "text/javascript", Verdict(serve=False)),
+        ("json", False, "application/json", Verdict(serve=False)),
+        ("worker", False, "text/javascript", Verdict(serve=False)),
+        ("serviceworker", False, "text/javascript", Verdict(serve=False)),
+        ("xslt", False, "application/xml", Verdict(serve=False)),
+        # What a page loads to render itself; CORS only for a file of the matching kind.
+        ("script", False, "text/javascript", Verdict(serve=True, cors=True)),
+        ("script", False, "text/plain", Verdict(serve=True)),
+        ("style", False, "text/css", Verdict(serve=True, cors=True)),
+        ("style", False, "text/plain", Verdict(serve=True)),
+        ("font", False, "font/woff2", Verdict(serve=True, cors=True)),
+        ("font", False, "text/plain", Verdict(serve=True)),
+        ("image", False, "image/png", Verdict(serve=True)),  # never CORS: a canvas could read it
+        ("video", False, "video/mp4", Verdict(serve=True)),
+        # Not a browser (no Sec-Fetch-Dest): the bytes, no grant to any page.
+        (None, False, "text/plain", Verdict(serve=True)),
+        (None, True, "text/html", Verdict(serve=True)),
+    ],
+)
+def test_judge_table(dest: str | None, is_page: bool, kind: str, verdict: Verdict) -> None:
+    assert judge(dest, is_page, kind) == verdict
+
+
+def test_every_answer_is_sandboxed_and_nosniff(served: tuple[str, LocalServer]) -> None:
+    url, server = served
+    base = server.origin + server.prefix
+    for target, dest in ((url, "document"), (base + "assets/app.js", "script"),
+                         (base + "private/id_rsa", "empty"), (base + ".env", None)):  # fmt: skip
+        _, _, headers = fetch(target, dest=dest)
+        assert headers["Content-Security-Policy"] == SANDBOX, target
+        assert "allow-same-origin" not in SANDBOX
+        assert headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_reads_are_refused_loads_are_served(served: tuple[str, LocalServer]) -> None:
+    url, server = served
+    base = server.origin + server.prefix
+    assert get(url, dest="document")[0] == 200
+    assert get(url, dest="iframe")[0] == 404
+    for dest in ("empty", "iframe", "object", "embed", "document", "json"):
+        assert get(base + "private/id_rsa", dest=dest)[0] == 404, dest
+        assert get(base + "assets/app.js", dest=dest)[0] == 404, dest
+    status, body, headers = fetch(base + "assets/app.js", dest="script")
+    assert (status, body) == (200, b"console.log(1)")
+    assert headers["Access-Control-Allow-Origin"] == "null"
+    assert headers["Content-Type"] == "text/javascript"
+    status, _, headers = fetch(base + "private/id_rsa", dest="script")
+    assert status == 200 and "Access-Control-Allow-Origin" not in headers
+    assert headers["Content-Type"] == "application/octet-stream"  # nosniff: never runs
+
+
+def test_hard_links_are_refused(site: Path, tmp_path: Path) -> None:
+    """A second name may sit anywhere (``~/.ssh/id_rsa``): a file with two is not served."""
+    os.link(tmp_path / "secret.txt", site / "private" / "key.txt")
+    (site / "assets" / "twin.js").write_text("1")
+    os.link(site / "assets" / "twin.js", site / "assets" / "twin2.js")  # both inside: still no
+    (site / "keylink.txt").symlink_to(site / "private" / "key.txt")
+    root = site.resolve()
+    for rel in ("private/key.txt", "assets/twin.js", "assets/twin2.js", "keylink.txt"):
+        assert resolve_inside(root, rel) is None, rel
+    with LocalServer(site / "page.html") as url:
+        base = url.rsplit("/", 1)[0] + "/"
+        assert get(base + "private/key.txt", dest="script")[0] == 404
+
+
+def test_a_page_in_a_dot_directory_gets_itself_only(tmp_path: Path) -> None:
+    drafts = tmp_path / "work" / ".drafts"
+    (drafts / "keys").mkdir(parents=True)
+    (drafts / "page.html").write_text("<title>draft</title>")
+    (drafts / "id_rsa").write_text("KEY")
+    (drafts / "keys" / "deploy.pem").write_text("KEY")
+    with LocalServer(drafts / "page.html") as url:
+        base = url.rsplit("/", 1)[0] + "/"
+        assert get(url, dest="document") == (200, b"<title>draft</title>")
+        for rel in ("id_rsa", "keys/deploy.pem"):
+            for dest in ("script", "image", "empty", None):
+                assert get(base + rel, dest=dest)[0] == 404, (rel, dest)
+
+
+def test_a_symlink_is_judged_by_the_file_it_reaches(site: Path, tmp_path: Path) -> None:
+    (tmp_path / ".ssh").mkdir()
+    (tmp_path / ".ssh" / "id_rsa").write_text("KEY")
+    (site / "assets" / "fine.js").symlink_to(site / "assets" / "app.js")
+    (site / "into_dot").symlink_to(tmp_path / ".ssh" / "id_rsa")
+    (site / "into_git").symlink_to(site / ".git" / "config")
+    (site / "dir_link").symlink_to(site / ".git", target_is_directory=True)
+    root = site.resolve()
+    assert resolve_inside(root, "assets/fine.js") == root / "assets" / "app.js"
+    for rel in ("into_dot", "into_git", "dir_link/config"):
+        assert resolve_inside(root, rel) is None, rel
+
+
+@given(
+    st.lists(
+        st.sampled_from(["assets", "private", ".git", ".env", "..", ".", "app.js", "id_rsa",
+                         "config", "%2e%2e", "%2E", "out", "dotlink.txt", "x\\y", "a\0b"]),
+        min_size=0, max_size=5,
+    )
+)  # fmt: skip
+@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_resolve_inside_never_leaves_the_folder_or_enters_a_dot_dir(
+    site: Path, segments: list[str]
+) -> None:
+    root = site.resolve()
+    found = resolve_inside(root, "/".join(segments))
+    if found is not None:
+        assert found.is_relative_to(root) and found.is_file()
+        assert not any(p.startswith(".") for p in found.parts)
+        assert found.stat().st_nlink == 1

@@ -1,26 +1,41 @@
-"""Serve one local page to the browser for the length of a capture, and nothing else.
+"""Serve one local page to the browser for the length of a capture, sealed like a ``file://`` page.
 
 Extensions may not script ``file://`` pages unless the user flips "Allow access to file URLs", so a
-local HTML file is served instead. What the server gives out is the least the page needs:
+local HTML file is served instead. Chrome gives a ``file://`` page an opaque origin that cannot read
+its neighbours; the served copy must be no weaker. So:
 
-* only files at or beneath the page's folder (paths are resolved, symlinks included, and must stay
-  inside it: no ``..`` or symlink escapes);
-* never a dotfile or anything inside a dot-directory (``.env``, ``.git/config``, ``.ssh/…``);
+* every response carries ``Content-Security-Policy: sandbox`` without ``allow-same-origin``: the
+  page (and any document it opens or frames) runs in an opaque origin, so the server's answers are
+  cross-origin to it and ``fetch``/XHR cannot read them;
+* requests are judged by ``Sec-Fetch-Dest``, which a page cannot forge: the page itself as a
+  document; its scripts, styles, fonts, images and media as subresources; nothing else (``fetch``
+  and XHR are ``empty``, frames are ``iframe``/``frame``, plug-ins ``object``/``embed``: all 404).
+  A request without the header (not a browser) gets the file with no CORS grant;
+* ``Access-Control-Allow-Origin: null`` only where the opaque page needs it to *use* a file: a
+  JavaScript file for a script (module scripts are CORS requests), a stylesheet for a style, a
+  font file for a font. Never for an image (a CORS image could be read back from a canvas), never
+  for a type that does not match its use; with ``nosniff`` a ``.txt`` cannot run as a script;
+* only files at or beneath the page's folder, judged by the file they reach: symlinks are resolved
+  and must stay inside; a hard link's other names cannot be known, so a file with more than one
+  (``st_nlink > 1``) is refused — it may be ``~/.ssh/id_rsa`` under another name;
+* never a dotfile, and nothing with a dot-directory anywhere on its resolved path (a page inside
+  ``~/.cache/x/`` gets itself, not its siblings);
 * never a directory listing (a directory answers 404, even with an ``index.html``);
 * only under an unguessable prefix (``secrets.token_urlsafe``): the port is visible to every local
   process, the prefix only to the browser we hand the URL to, so another process gets 404;
 * GET and HEAD only, loopback only, and only while the ``with`` block runs.
 
-Files beneath the folder without a dot (``assets/app.js``, even ``private/notes.txt``) are served to
-the page: that is how a page loads its own assets. Keep secrets out of the page's folder or in
-dot-directories.
+The page itself is always served (even a dotfile or a hard link: the user chose it).
 """
 
 from __future__ import annotations
 
 import mimetypes
+import os
 import secrets
+import stat
 import threading
+from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -28,24 +43,81 @@ from urllib.parse import quote, unquote, urlsplit
 
 CHUNK = 64 * 1024
 
+# The sandbox of every response: scripts, forms, dialogs and popups keep working (a popup inherits
+# the sandbox); same-origin, top navigation and downloads are what a sealed page must not have.
+SANDBOX = "sandbox allow-scripts allow-forms allow-modals allow-popups allow-pointer-lock"
+
+# Sec-Fetch-Dest values of the loads a page makes to render itself.
+SUBRESOURCES = frozenset({"script", "style", "font", "image", "audio", "video", "track"})
+FONT_TYPES = frozenset({"font/woff", "font/woff2", "font/ttf", "font/otf", "font/collection"})
+FONT_SUFFIXES = frozenset({".woff", ".woff2", ".ttf", ".otf", ".ttc"})
+SCRIPT_TYPES = frozenset({"text/javascript", "application/javascript"})
+SCRIPT_SUFFIXES = frozenset({".js", ".mjs"})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a request is answered, and whether the opaque page may use the answer via CORS."""
+
+    serve: bool
+    cors: bool = False
+
+
+REFUSE = Verdict(serve=False)
+
+
+def content_type(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix in SCRIPT_SUFFIXES:
+        return "text/javascript"
+    if suffix in FONT_SUFFIXES:
+        return "font/" + {".ttc": "collection"}.get(suffix, suffix[1:])
+    return mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+
+
+def judge(dest: str | None, is_page: bool, kind: str) -> Verdict:
+    """What to do with a request for a file of ``kind`` (its Content-Type) used as ``dest``.
+
+    ``dest`` is the request's ``Sec-Fetch-Dest`` (None when absent); ``is_page`` says it names the
+    captured page itself.
+    """
+    if dest is None:
+        return Verdict(serve=True)  # not a browser's request: bytes, but no grant to any page
+    if dest == "document":
+        return Verdict(serve=is_page)
+    if dest not in SUBRESOURCES:
+        return REFUSE  # fetch/XHR ("empty"), frames, object/embed, workers, json imports…
+    cors = (
+        (dest == "script" and kind in SCRIPT_TYPES)
+        or (dest == "style" and kind == "text/css")
+        or (dest == "font" and kind in FONT_TYPES)
+    )
+    return Verdict(serve=True, cors=cors)
+
+
+def _dotted(path: Path) -> bool:
+    return any(part.startswith(".") for part in path.parts)
+
 
 def resolve_inside(root: Path, relative: str) -> Path | None:
     """The file ``relative`` (URL path below the prefix) names under ``root``, or None.
 
-    None for: an empty path, any dot segment (``.env``, ``.git/x``, ``..``), a NUL, a path that
-    resolves (symlinks followed) outside ``root``, or anything that is not a regular file.
+    None for: an empty path, any dot segment (``.env``, ``.git/x``, ``..``), a NUL or backslash,
+    a path that resolves (symlinks followed) outside ``root`` or through a dot-directory anywhere
+    (``root`` itself included), anything that is not a regular file, and a file with more than one
+    hard link (its other names are unknowable, so it cannot be shown to live only here).
     """
     parts = [p for p in unquote(relative).split("/") if p]
     if not parts or any(p.startswith(".") or "\0" in p or "\\" in p for p in parts):
         return None
     try:
         target = root.joinpath(*parts).resolve(strict=True)
+        info = target.stat()
     except (OSError, RuntimeError):  # missing, or a symlink loop
         return None
-    if not target.is_relative_to(root) or not target.is_file():
+    if not target.is_relative_to(root) or _dotted(target):
         return None
-    # A symlink inside the folder may point to a dotfile elsewhere in the folder: check again.
-    if any(p.startswith(".") for p in target.relative_to(root).parts):
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
         return None
     return target
 
@@ -70,8 +142,14 @@ class _Handler(BaseHTTPRequestHandler):
         rel = path[len(prefix) :]
         # The page itself is served by name, even if the user chose a dotfile to capture.
         page = self.server.page
-        target = page if unquote(rel) == page.name else resolve_inside(self.server.root, rel)
+        is_page = unquote(rel) == page.name
+        target = page if is_page else resolve_inside(self.server.root, rel)
         if target is None:
+            self._refuse(HTTPStatus.NOT_FOUND)
+            return
+        kind = content_type(target)
+        verdict = judge(self.headers.get("Sec-Fetch-Dest"), is_page, kind)
+        if not verdict.serve:
             self._refuse(HTTPStatus.NOT_FOUND)
             return
         try:
@@ -80,15 +158,21 @@ class _Handler(BaseHTTPRequestHandler):
             self._refuse(HTTPStatus.NOT_FOUND)
             return
         with fh:
-            size = target.stat().st_size
-            kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
             self.send_response(HTTPStatus.OK)
             self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(size))
-            self.send_header("Cache-Control", "no-store")
+            self.send_header("Content-Length", str(os.fstat(fh.fileno()).st_size))
+            if verdict.cors:
+                self.send_header("Access-Control-Allow-Origin", "null")
+            self._seal()
             self.end_headers()
             while body and (chunk := fh.read(CHUNK)):
                 self.wfile.write(chunk)
+
+    def _seal(self) -> None:
+        self.send_header("Content-Security-Policy", SANDBOX)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("Vary", "Sec-Fetch-Dest")
 
     def _refuse(self, status: HTTPStatus) -> None:
         # No body that could echo the path back: the same empty 404 for every refusal.
@@ -96,6 +180,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         if status == HTTPStatus.METHOD_NOT_ALLOWED:
             self.send_header("Allow", "GET, HEAD")
+        self._seal()
         self.end_headers()
 
     def _not_allowed(self) -> None:
