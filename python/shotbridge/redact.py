@@ -155,6 +155,26 @@ def _xml_element(m: re.Match[str]) -> str:
     return f"<{m['tag']}{m['attrs']}>{PLACEHOLDER}</{m['tag']}>"
 
 
+# ---- selectors -------------------------------------------------------------------------------
+
+# A ``[value…]`` attribute condition: any operator, quoting and case flag.
+_VALUE_ATTR = re.compile(
+    r"""\[\s*value\s*(?:[~|^$*]?=\s*(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\]\s]+)\s*[is]?\s*)?\]""",
+    re.I,
+)
+CAPTION_TYPES = frozenset({"submit", "button", "reset"})
+
+
+def selector(value: str, input_type: str = "") -> str:
+    """A CSS selector (or a ``host >>> inner`` path) with no ``[value=…]`` condition. A form
+    field's value is data — a page may mirror what is typed, a password included, into the
+    attribute — so it never names an element; only a button-like input (``submit``, ``button``,
+    ``reset``, given as ``input_type``), whose value is its visible caption, keeps it."""
+    if input_type.lower() in CAPTION_TYPES:
+        return value
+    return _VALUE_ATTR.sub("", value)
+
+
 # ---- URLs ------------------------------------------------------------------------------------
 
 

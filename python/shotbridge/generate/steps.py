@@ -8,7 +8,8 @@ action's step notes where it led (``navigates_to``), so the replay waits for tha
 jumping there. One gesture is one step: Enter in a form and the click the browser then makes up on
 its submit button replay as the Enter alone; form submits follow the click or Enter that caused
 them and are only replayed when nothing did (a script). Errors, network requests and screenshots
-are attached to the step they followed.
+are attached to the step they followed. URL changes the page made on its own (``by_page``) are
+no steps.
 
 Steps are built from :func:`redacted` entries: URLs, titles, names, typed values and error
 messages lose any secret (:mod:`shotbridge.redact`) before a generator sees them. Request bodies
@@ -141,6 +142,7 @@ def redacted(entry: TimelineEntry) -> TimelineEntry:
         t = entry.target
         fields = ("selector", "name", "label", "placeholder", "testid", "text")
         ui = {f: text(getattr(t, f), pairs=False) for f in fields}  # UI copy, not data
+        ui["selector"] = redact.selector(ui["selector"], t.type)  # a field's value is data
         update["target"] = t.model_copy(update=ui)
         for f in ("value", "option", "title"):
             if getattr(entry, f) is not None:
@@ -195,6 +197,8 @@ def build_steps(session: Session) -> list[Step]:
     steps: list[Step] = []
     last_trigger: Step | None = None  # the latest click/press/submit step that may navigate
     for e in sorted(map(redacted, session.entries), key=lambda x: x.seq):
+        if isinstance(e, NavEntry) and e.by_page:
+            continue  # the page changed its URL on its own: it will again when replayed
         if isinstance(e, NavEntry):
             if last_trigger is not None and _caused_by(e, last_trigger, steps):
                 last_trigger.navigates_to = e.url

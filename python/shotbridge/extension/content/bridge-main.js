@@ -68,10 +68,11 @@
     apply(removeListener, window, [SHADOW_NODE, takeShadowNode, true]);
   };
   apply(addListener, window, [SHADOW_NODE, takeShadowNode, true]);
-  const EventCtor = Event;
-  const appendChild = Node.prototype.appendChild;
-  const removeChild = Node.prototype.removeChild;
-  const attachShadow = Element.prototype.attachShadow;
+  const hasDom = typeof Element === 'function' && typeof Event === 'function';
+  const EventCtor = hasDom ? Event : null;
+  const appendChild = hasDom ? Node.prototype.appendChild : null;
+  const removeChild = hasDom ? Node.prototype.removeChild : null;
+  const attachShadow = hasDom ? Element.prototype.attachShadow : null;
   if (typeof attachShadow === 'function') {
     Element.prototype.attachShadow = {
       attachShadow(init) {

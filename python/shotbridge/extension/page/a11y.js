@@ -86,6 +86,9 @@
       }
       if (tag === 'input' || tag === 'textarea' || tag === 'select') return '';
     }
+    // A field's content is its value (a textarea's text is its default value): never a name,
+    // even when aria-labelledby points at the field itself.
+    if (el.localName === 'textarea' || el.localName === 'select' || el.localName === 'input') return '';
     if (el.localName === 'svg') {
       const title = [...el.children].find((c) => c.localName === 'title');
       return title ? ` ${title.textContent || ''} ` : '';

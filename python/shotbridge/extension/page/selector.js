@@ -39,6 +39,16 @@
   const TEST_ATTRS = ['data-testid', 'data-test-id', 'data-test', 'data-cy', 'data-qa'];
   /** Attributes that name an element for people or tests, most stable first. */
   const NAMING_ATTRS = ['name', 'aria-label', 'placeholder', 'title', 'alt', 'for', 'type', 'href', 'role', 'value'];
+  /** Inputs whose value is their visible caption, not data: the only ones named by `value`. */
+  const CAPTION_INPUTS = new Set(['submit', 'button', 'reset']);
+
+  /**
+   * Whether `el`'s value attribute may name it. A field's value is data, and a page may mirror
+   * what is typed into the attribute (or render a password into it): never in a selector.
+   * @param {Element} el
+   */
+  const valueIsCaption = (el) =>
+    el.localName === 'input' && CAPTION_INPUTS.has((el.getAttribute('type') || '').trim().toLowerCase());
 
   /** Stable, self-describing selectors for `el` alone (uniqueness not checked). @param {Element} el */
   function ownCandidates(el) {
@@ -53,7 +63,7 @@
     for (const a of NAMING_ATTRS) {
       const v = el.getAttribute(a);
       if (v == null || v === '' || v.length > 80 || (a === 'href' && /^javascript:/i.test(v))) continue;
-      if (a === 'value' && el.localName !== 'input') continue;
+      if (a === 'value' && !valueIsCaption(el)) continue;
       out.push(`${tag}[${a}=${str(v)}]`);
     }
     const classes = [...el.classList].filter((c) => /^[a-z][\w-]{1,30}$/i.test(c) && !/\d{3,}|^(css|sc|jsx|svelte)-/.test(c));
