@@ -310,6 +310,8 @@ class Recorder:
             ),
             "screenshots": [m.model_dump() for m in self.buffer.meta()],
             "config": self.config.model_dump(),
+            # Entries evicted for room, per budget (repeats are not here: they are ``count``s).
+            "dropped": dict(self.timeline.dropped),
         }
 
     async def cmd_screenshots(self, conn: Any, args: dict[str, Any]) -> dict[str, Any]:

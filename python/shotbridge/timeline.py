@@ -20,16 +20,21 @@ from pydantic import Field, TypeAdapter, ValidationError
 from shotbridge.protocol import Model
 
 BODY_LIMIT = 10_000
-# Entries kept per kind: each kind is evicted only by its own kind, so a page that floods errors
-# or requests can never push the user's own actions and navigations out of the record.
+# Entries kept per kind: each kind is evicted only by its own kind, so a page that floods errors,
+# requests or URL changes can never push the user's and the tool's actions and navigations out of
+# the record. "page_nav": same-document URL changes the page made with no gesture before them.
 BUDGETS: dict[str, int] = {
     "action": 1000,
     "nav": 500,
+    "page_nav": 100,
     "screenshot": 500,
     "error": 200,
     "network": 300,
     "observation": 60,  # each holds up to ~100 texts
 }
+# The first entries of a kind that a flood never evicts (the first error is usually the bug); past
+# them the latest are kept, and ``Timeline.dropped`` counts what went.
+KEEP_FIRST: dict[str, int] = {"error": 150}
 
 ActionKind = Literal["click", "fill", "select", "press", "submit"]
 Trigger = Literal["navigation", "action", "error", "explicit"]
@@ -74,6 +79,11 @@ class NavEntry(_Entry):
     title: str = ""
     complete: bool = False  # the load finished (a commit alone is not)
     origin: Origin | None = None
+    # A same-document URL change (pushState…) the page made with no user or tool gesture before
+    # it: context, never a step. Those of one span between steps are one entry; ``count`` says how
+    # many there were and ``url`` is the latest.
+    by_page: bool = False
+    count: int = 1
 
 
 class ActionEntry(_Entry):
@@ -105,6 +115,9 @@ class ErrorEntry(_Entry):
     # Reported from the page's own world: the text is the page's. ``trusted`` only says the
     # browser raised the event (an uncaught error), not that a console call is genuine.
     trusted: bool = False
+    # The same error again before the next step is this entry again: how often, and the last time.
+    count: int = 1
+    last_time: float | None = None
 
 
 class NetworkEntry(_Entry):
@@ -118,6 +131,8 @@ class NetworkEntry(_Entry):
     duration_ms: float | None = None
     error: str | None = None
     trusted: bool = False  # seen by the page's fetch/XHR hook: what the page reported
+    count: int = 1  # the identical request (and answer) again before the next step
+    last_time: float | None = None
 
 
 class TriggerNote(Model):
@@ -193,38 +208,110 @@ def repair(value: Any) -> Any:
     return value
 
 
-class Timeline:
-    """Bounded, ordered entries of one host's session (see ``BUDGETS``)."""
+def bucket(entry: TimelineEntry) -> str:
+    """The budget an entry counts against (``BUDGETS``)."""
+    if isinstance(entry, NavEntry) and entry.by_page:
+        return "page_nav"
+    return entry.type
 
-    def __init__(self, budgets: dict[str, int] | None = None) -> None:
+
+def repeat_key(entry: TimelineEntry) -> tuple[Any, ...] | None:
+    """What makes a page event the same as an earlier one (None: never merged).
+
+    Errors and requests must match in every field the page reported; a page's own URL changes
+    are all one (a pushState loop is one fact, whatever URLs it writes).
+    """
+    if isinstance(entry, ErrorEntry):
+        return ("error", entry.kind, entry.message, entry.source, entry.line, entry.column)
+    if isinstance(entry, NetworkEntry):
+        return (
+            "network",
+            entry.api,
+            entry.method,
+            entry.url,
+            entry.status,
+            entry.request_body,
+            entry.response_body,
+            entry.content_type,
+            entry.error,
+        )
+    if isinstance(entry, NavEntry) and entry.by_page:
+        return ("page_nav",)
+    return None
+
+
+class Timeline:
+    """Bounded, ordered entries of one host's session (see ``BUDGETS``, ``KEEP_FIRST``).
+
+    Page events (errors, requests, the page's own URL changes) that repeat between two steps are
+    one entry with a ``count``; ``dropped`` counts, per budget, the entries evicted for room.
+    """
+
+    def __init__(
+        self, budgets: dict[str, int] | None = None, keep_first: dict[str, int] | None = None
+    ) -> None:
         self.session = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
         self.started = time.time()
         self._seq = itertools.count(1)
         self._action_ids = itertools.count(1)
         self.entries: deque[TimelineEntry] = deque()
         self.budgets = {**BUDGETS, **(budgets or {})}
+        self.keep_first = {**KEEP_FIRST, **(keep_first or {})}
         self.counts: Counter[str] = Counter()
+        self.dropped: Counter[str] = Counter()
+        # Page events since the last step, by ``repeat_key``: a repeat is counted on them.
+        self._span: dict[tuple[Any, ...], TimelineEntry] = {}
+        self._tool_loaded = False  # a navigation the tool asked for came since the last action
 
     @property
     def observations(self) -> int:
         return self.counts["observation"]
 
     def add(self, entry: TimelineEntry) -> TimelineEntry:
+        key = repeat_key(entry)
+        if key is None and (
+            isinstance(entry, ActionEntry) or (isinstance(entry, NavEntry) and not entry.by_page)
+        ):
+            self._span.clear()  # a step: what the page does next belongs to it
+            self._tool_loaded = isinstance(entry, NavEntry) and entry.origin == "tool"
         entry.seq = next(self._seq)
         if isinstance(entry, ActionEntry) and not entry.id:
             entry.id = f"a{next(self._action_ids)}"
         self.entries.append(entry)
-        self.counts[entry.type] += 1
-        if self.counts[entry.type] > self.budgets.get(entry.type, 500):
-            self._drop_oldest(entry.type)
+        if key is not None:
+            self._span[key] = entry
+        kind = bucket(entry)
+        self.counts[kind] += 1
+        if self.counts[kind] > self.budgets.get(kind, 500):
+            self._drop_oldest(kind)
         return entry
 
+    def _repeat(self, entry: TimelineEntry) -> TimelineEntry | None:
+        """The earlier entry ``entry`` repeats (now counted once more), or None."""
+        key = repeat_key(entry)
+        prev = self._span.get(key) if key is not None else None
+        if not isinstance(prev, ErrorEntry | NetworkEntry):
+            return None
+        prev.count += 1
+        prev.last_time = entry.time
+        return prev
+
     def _drop_oldest(self, kind: str) -> None:
+        """Evict the oldest entry of ``kind`` past the first ``keep_first[kind]`` of it."""
+        skip = self.keep_first.get(kind, 0)
         for e in self.entries:
-            if e.type == kind:
-                self.entries.remove(e)
-                self.counts[kind] -= 1
-                return
+            if bucket(e) != kind:
+                continue
+            if skip:
+                skip -= 1
+                continue
+            self.entries.remove(e)
+            self.counts[kind] -= 1
+            self.dropped[kind] += 1
+            key = repeat_key(e)
+            if key is not None and self._span.get(key) is e:
+                del self._span[key]
+            return
 
     # ---- from extension events ---------------------------------------------------------------
 
@@ -236,19 +323,27 @@ class Timeline:
             return None
         if entry is None:
             return None
-        if isinstance(entry, NavEntry) and self._merge_nav(entry):
-            return self.last_nav
-        return self.add(entry)
+        if isinstance(entry, NavEntry):
+            if entry.by_page and entry.origin == "tool" and not self._tool_loaded:
+                # The tool asked for a same-document URL (a #fragment): its step. Once its
+                # request made a load, what the page does with the URL next is the page's.
+                entry.by_page = False
+            merged = self._page_nav(entry) if entry.by_page else self._merge_nav(entry)
+            if merged is not None:
+                return merged
+        return self._repeat(entry) or self.add(entry)
 
     def _parse(self, name: str, data: dict[str, Any]) -> TimelineEntry | None:
         when = _seconds(data.get("time"))
         if name == "nav":
+            origin = data.get("origin") if data.get("origin") in ORIGINS else None
             return NavEntry(
                 time=when,
                 url=str(data.get("url") or ""),
                 title=str(data.get("title") or ""),
                 complete=data.get("phase") == "complete",
-                origin=data.get("origin") if data.get("origin") in ORIGINS else None,
+                origin=origin,
+                by_page=data.get("by_page") is True,
             )
         if name == "action":
             return ActionEntry.model_validate({**data, "time": when, "id": ""})
@@ -265,23 +360,39 @@ class Timeline:
             )
         return None
 
-    def _merge_nav(self, nav: NavEntry) -> bool:
+    def _merge_nav(self, nav: NavEntry) -> NavEntry | None:
         """A load's commit and completion (and repeated updates) make one navigation entry.
 
         Same URL as the last navigation counts as new only after a user action, or when a load
-        starts again after one completed (a reload).
+        starts again after one completed (a reload), or after the page's own URL changes. The
+        entry ``nav`` went into, or None when it is a new one.
         """
         prev = self.last_nav
         if prev is None or prev.url != nav.url:
-            return False
+            return None
         if any(isinstance(e, ActionEntry) and e.seq > prev.seq for e in self.entries):
-            return False
-        if prev.complete and not nav.complete:
-            return False
+            return None
+        if not nav.complete and (prev.complete or prev.by_page):
+            return None
         prev.complete = prev.complete or nav.complete
         prev.title = nav.title or prev.title
         prev.origin = prev.origin or nav.origin
-        return True
+        return prev
+
+    def _page_nav(self, nav: NavEntry) -> NavEntry | None:
+        """The page's own URL changes since the last step are one entry: the latest URL, and how
+        many changes (commits) it made. None when this is the first of the span."""
+        prev = self._span.get(("page_nav",))
+        if not isinstance(prev, NavEntry):
+            return None
+        if nav.complete:
+            prev.complete = True
+        else:
+            prev.count += 1
+            prev.complete = False
+        prev.url = nav.url
+        prev.title = nav.title or prev.title
+        return prev
 
     # ---- queries ---------------------------------------------------------------------------
 

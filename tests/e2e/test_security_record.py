@@ -1,6 +1,7 @@
-"""Hostile pages vs. the session record, in real Chromium (issue 9, defects 3, 7, 9, 11): a page
-cannot write errors or requests into the record, cannot flood the user's steps out of it, and
-network=false records nothing; a field that was ever secret stays redacted and masked after a
+"""Hostile pages vs. the session record, in real Chromium (issue 9, defects 3, 7, 9, 11; issue 20,
+defect 6): a page cannot write errors or requests into the record, cannot flood the user's steps
+out of it (not with errors, nor with the submits and pushState calls Chromium reports as trusted),
+and network=false records nothing; a field that was ever secret stays redacted and masked after a
 show-password toggle; a page's lone UTF-16 surrogates never break a tool.
 """
 
@@ -27,11 +28,11 @@ Request = Callable[..., Awaitable[dict[str, Any]]]
 
 
 async def _until(
-    c: BusClient, ok: Callable[[list[dict[str, Any]]], bool], what: str
+    c: BusClient, ok: Callable[[list[dict[str, Any]]], bool], what: str, wait_s: float = 15
 ) -> list[dict[str, Any]]:
-    """Poll the timeline until ``ok(entries)``; fail with the entries after 15 s."""
+    """Poll the timeline until ``ok(entries)``; fail with the entries after ``wait_s``."""
     entries: list[dict[str, Any]] = []
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
         entries = (await c.request("timeline", {}, timeout=10))["entries"]
         if ok(entries):
@@ -100,6 +101,61 @@ def test_pages_cannot_forge_flood_or_keep_recording_network(
             assert len(_errors(entries, "FLOOD")) <= 40  # rate-limited at the source
 
     asyncio.run(run())
+
+
+def test_a_page_cannot_flood_the_record_with_submits_urls_or_errors(
+    browser: HeadlessBrowser, pages_url: str
+) -> None:
+    """The page answers the real submit with 1,200 submits and 620 pushState calls of its own and
+    floods errors for 20 s: the typing and the click stay, the page's URL changes are one entry
+    with a count, its submits are none, and the first real error leads the bug report."""
+    url = f"{pages_url}/security/flood-record.html"
+
+    async def run() -> tuple[dict[str, Any], dict[str, Any]]:
+        async with await BusClient.connect(runtime_dir=browser.runtime_dir) as c:
+
+            async def act(**args: Any) -> dict[str, Any]:
+                return await c.request("interact", args, timeout=30)
+
+            await act(action="navigate", url=url)
+            await _until(c, lambda es: bool(_errors(es, "FIRST-REAL-ERROR")), "the real error")
+            await act(action="type", selector="#name", text="Ada Lovelace")
+            await act(action="click", selector="#save")
+            await _until(c, lambda es: bool(_errors(es, "FLOOD-END")), "the flood's end", 90)
+            return await c.request("timeline", {}, timeout=10), await c.request(
+                "errors", {}, timeout=10
+            )
+
+    export, page_errors = asyncio.run(run())
+    entries = export["entries"]
+    actions = [e for e in entries if e["type"] == "action"]
+    assert [a["value"] for a in actions if a["kind"] == "fill"] == ["Ada Lovelace"]
+    assert any(a["kind"] == "click" and a["target"]["selector"] == "#save" for a in actions)
+    assert len([a for a in actions if a["kind"] == "submit"]) <= 1, actions  # the real one
+    assert len(actions) <= 4, actions  # click #name (type focuses it), fill, click, submit
+    navs = [e for e in entries if e["type"] == "nav"]
+    steps = [n for n in navs if not n["by_page"]]
+    page = [n for n in navs if n["by_page"]]
+    # The load, and at most the first URL change right after the click (the click's result).
+    assert len(steps) <= 2 and steps[0]["url"] == url, steps
+    assert len(page) <= 2 and sum(n["count"] for n in page) >= 100, page
+    # The first real error is kept and comes first; the repeated console line is counted.
+    errors = [e for e in entries if e["type"] == "error"]
+    assert "FIRST-REAL-ERROR" in errors[0]["message"], errors[:3]
+    same = [e for e in errors if e["message"] == "FLOOD-SAME"]
+    assert len(same) <= 5 and max(e["count"] for e in same) > 10, same
+    assert len(errors) <= 200
+    assert any("FIRST-REAL-ERROR" in e["message"] for e in page_errors["errors"])
+
+    session = Session.from_export(export)
+    spec = playwright.generate_test_spec(session)
+    script = playwright.reproduction_script(session)
+    for code in (spec, script):
+        assert "Ada Lovelace" in code and "'Save'" in code, code
+        assert code.count(".goto(") == 1 and "requestSubmit" not in code, code
+        assert code.count("waitForURL") <= 1, code
+    bug = report.bug_report(session)
+    assert "FIRST-REAL-ERROR" in bug.splitlines()[0], bug[:400]
 
 
 def test_a_field_that_was_ever_secret_stays_secret(

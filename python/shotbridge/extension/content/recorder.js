@@ -4,9 +4,14 @@
 // content/bridge-relay.js). The service worker keeps only the tracked tab's entries (lib/recorder.js).
 //
 // The page library (page/lib.js, a11y.js, selector.js) is listed before this file in the manifest,
-// so `__shotbridge` has role/name/selector helpers here. Only trusted events are recorded: the
-// page's own synthetic events are not user actions. Values of password and other secret fields
-// are never read: they are recorded as "<redacted>".
+// so `__shotbridge` has role/name/selector helpers here. Only what a person or the tool did is
+// recorded, never what the page made up: events must be trusted (isTrusted), and the trusted
+// events a page can still cause are tied to a gesture — a submit (requestSubmit() and a script's
+// button.click() submit with isTrusted true) counts once per trusted click or Enter, typing only
+// when a trusted beforeinput came first (execCommand's input events are trusted, but have none),
+// and a same-document navigation (pushState) is a step only once per gesture (or a browser
+// back/forward); the service worker asks for that verdict (`shotbridge:nav_verdict`).
+// Values of password and other secret fields are never read: they are recorded as "<redacted>".
 (() => {
   const L = /** @type {any} */ (globalThis).__shotbridge;
   if (!L || L.recorderInstalled) return;
@@ -15,6 +20,12 @@
   const REDACTED = '<redacted>';
   const MAX_VALUE = 500;
   const TYPING_QUIET_MS = 700; // a field counts as "typed into" once input stops this long
+  // A submit this soon after a trusted click/Enter is that gesture's (a click handler may
+  // validate first); a same-document navigation this soon is the gesture's result (an app may
+  // wait for its server). The generator ties a navigation to an action within the same 3 s.
+  const SUBMIT_AFTER_GESTURE_MS = 1000;
+  const NAV_AFTER_GESTURE_MS = 3000;
+  const MAX_NAV_VERDICTS = 2000;
   const TEXT_TYPES = new Set(['', 'text', 'email', 'tel', 'url', 'search', 'password', 'number',
     'date', 'datetime-local', 'month', 'time', 'week']);
   // Roles Playwright's getByRole understands for the elements users act on.
@@ -145,7 +156,29 @@
     });
   }
 
+  // ---- gestures: what lets a page-caused trusted event count ------------------------------------
+
+  /** When the last trusted click/Enter happened, until a submit uses it (0: none pending). */
+  let submitGesture = 0;
+  /** When the last trusted gesture happened, until a same-document navigation uses it. */
+  let navGesture = 0;
+
+  /** A trusted gesture (click, key, choice) just happened. @param {boolean} submits */
+  function gesture(submits) {
+    const t = performance.now();
+    navGesture = t;
+    if (submits) submitGesture = t;
+  }
+
+  /** Whether a gesture noted at `at` (0: used up) is recent enough to count. */
+  function fresh(/** @type {number} */ at, /** @type {number} */ window_) {
+    return at > 0 && performance.now() - at <= window_;
+  }
+
   // ---- typing: one "fill" per field with its final value ----------------------------------------
+
+  /** The field a trusted beforeinput was just aimed at: its input event is real typing. @type {Element | null} */
+  let typedInto = null;
 
   /** @type {Map<Element, ReturnType<typeof setTimeout>>} */
   const typing = new Map();
@@ -163,10 +196,21 @@
     for (const el of [...typing.keys()]) flushTyping(el);
   }
 
+  // Keys, IME commits, paste, drop and the tool's Input.insertText all fire a trusted beforeinput;
+  // document.execCommand('insertText') fires only a (trusted) input: the page typing for itself.
+  window.addEventListener('beforeinput', (e) => {
+    if (!e.isTrusted) return;
+    const el = e.composedPath()[0] || e.target;
+    typedInto = el instanceof Element ? el : null;
+  }, true);
+
   window.addEventListener('input', (e) => {
     if (!e.isTrusted) return;
     const el = /** @type {Element} */ (e.composedPath()[0] || e.target);
-    if (!(el instanceof Element) || !isTextField(el)) return;
+    const typed = el === typedInto;
+    typedInto = null;
+    if (!typed || !(el instanceof Element) || !isTextField(el)) return;
+    gesture(false);
     const previous = typing.get(el);
     if (previous !== undefined) clearTimeout(previous);
     typing.set(el, setTimeout(() => flushTyping(el), TYPING_QUIET_MS));
@@ -182,6 +226,7 @@
     }
     if (el.localName === 'select') {
       const sel = /** @type {HTMLSelectElement} */ (el);
+      gesture(false);
       flushAll();
       const secret = isSecret(el); // a card-expiry <select> is a secret too
       record('select', el, secret ? { value: REDACTED, option: REDACTED, secret }
@@ -202,6 +247,7 @@
     if (el === lastLabelControl && performance.now() - lastLabelTime < 100) return;
     lastLabelControl = el.localName === 'label' ? /** @type {HTMLLabelElement} */ (el).control : null;
     lastLabelTime = performance.now();
+    gesture(true);
     flushAll();
     const input = /** @type {HTMLInputElement} */ (el);
     const checkable = el.localName === 'input' && (input.type === 'checkbox' || input.type === 'radio');
@@ -219,7 +265,10 @@
   }, true);
 
   window.addEventListener('keydown', (e) => {
-    if (!e.isTrusted || e.key !== 'Enter' || e.isComposing) return;
+    if (!e.isTrusted) return;
+    const enter = e.key === 'Enter' && !e.isComposing;
+    gesture(enter);
+    if (!enter) return;
     const el = /** @type {Element} */ (e.composedPath()[0] || e.target);
     if (!(el instanceof Element)) return;
     flushAll();
@@ -228,7 +277,11 @@
 
   window.addEventListener('submit', (e) => {
     const form = /** @type {Element} */ (e.target);
-    if (!(form instanceof Element)) return;
+    if (!e.isTrusted || !(form instanceof Element)) return;
+    // requestSubmit() and a script's button.click() make trusted submits too: only the first
+    // submit after a person's (or the tool's) click or Enter is theirs.
+    if (!fresh(submitGesture, SUBMIT_AFTER_GESTURE_MS)) return;
+    submitGesture = 0;
     flushAll();
     // Submits follow a click or Enter (recorded already); the generator uses this to know a
     // navigation or request came from the form, and does not replay it on its own.
@@ -237,4 +290,49 @@
 
   // Leaving the page: whatever was typed last still counts.
   window.addEventListener('pagehide', flushAll, true);
+
+  // ---- same-document navigations: the user's, or the page's own ----------------------------------
+
+  /**
+   * URL → whether the page changed it on its own (no gesture led to it), for every navigation
+   * this document started (pushState/replaceState, fragments, Navigation API, traversals).
+   * @type {Map<string, boolean>}
+   */
+  const navVerdicts = new Map();
+
+  /** @param {any} e the Navigation API's NavigateEvent */
+  function onNavigate(e) {
+    if (!e.isTrusted || !e.destination) return;
+    const url = String(e.destination.url);
+    if (url === location.href) return; // no URL change, nothing the tab will report
+    // Back/forward from the browser (or the tool) says userInitiated; a page's history.back() not.
+    let byPage = !(e.navigationType === 'traverse' && e.userInitiated);
+    if (byPage && fresh(navGesture, NAV_AFTER_GESTURE_MS)) {
+      navGesture = 0; // one navigation per gesture: a click's route change, not a page's loop
+      byPage = false;
+    }
+    navVerdicts.delete(url);
+    navVerdicts.set(url, byPage);
+    if (navVerdicts.size > MAX_NAV_VERDICTS) navVerdicts.delete(navVerdicts.keys().next().value);
+  }
+
+  const navigation = /** @type {any} */ (globalThis).navigation;
+  if (navigation) navigation.addEventListener('navigate', onNavigate);
+  // Back into this document from the back/forward cache: that return was not one of its own.
+  window.addEventListener('pageshow', (e) => {
+    if (e.persisted) navVerdicts.clear();
+  }, true);
+
+  // The service worker asks after each URL change of the tab: this document answers only for
+  // navigations it made itself (a new document knows none: its load is a navigation of its own).
+  try {
+    chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
+      if (sender.id !== chrome.runtime.id || !msg || msg.type !== 'shotbridge:nav_verdict') return undefined;
+      const byPage = navVerdicts.get(String(msg.url));
+      sendResponse(byPage === undefined ? { known: false } : { known: true, by_page: byPage });
+      return undefined;
+    });
+  } catch {
+    // orphaned content script
+  }
 })();

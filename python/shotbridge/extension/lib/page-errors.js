@@ -1,8 +1,11 @@
-// Per-tab ring buffers of page errors (console.error, uncaught exceptions, unhandled rejections)
+// Per-tab buffers of page errors (console.error, uncaught exceptions, unhandled rejections)
 // relayed by content/bridge-*.js. Kept in memory and mirrored to chrome.storage.session (debounced)
 // so a service-worker restart does not lose them; session storage never touches the disk.
+// A buffer keeps the first FIRST errors for good (the first one is usually the bug) and the latest
+// ones after them: a flood only ever replaces flood.
 
 const CAP = 200;
+const FIRST = 100;
 const MAX_TEXT = 2000;
 const STORAGE_KEY = 'page_errors';
 const PERSIST_DELAY_MS = 1000;
@@ -37,10 +40,16 @@ export const ready = chrome.storage.session
     const saved = got[STORAGE_KEY];
     if (!saved || typeof saved !== 'object') return;
     for (const [id, list] of Object.entries(saved)) {
-      if (Array.isArray(list) && !buffers.has(Number(id))) buffers.set(Number(id), list.slice(-CAP));
+      if (Array.isArray(list) && !buffers.has(Number(id))) buffers.set(Number(id), trim(list));
     }
   })
   .catch(() => {});
+
+/** `list` without the oldest errors after the first FIRST, once it holds more than CAP. @param {any[]} list */
+function trim(list) {
+  if (list.length > CAP) list.splice(FIRST, list.length - CAP);
+  return list;
+}
 
 function schedulePersist() {
   if (persistTimer) return;
@@ -71,7 +80,7 @@ export function record(tabId, raw) {
   let list = buffers.get(tabId);
   if (!list) buffers.set(tabId, (list = []));
   list.push(entry);
-  if (list.length > CAP) list.splice(0, list.length - CAP);
+  trim(list);
   schedulePersist();
 }
 

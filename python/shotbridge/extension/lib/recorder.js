@@ -2,7 +2,9 @@
 // (content/recorder.js), page errors and network entries (content/bridge-*.js; network only while
 // network capture is on) and navigations to the host as events `action`, `page_error`, `network`
 // and `nav`. Other tabs are ignored; a tab is recorded from when it is the tracked one. The host
-// numbers and keeps everything (python/shotbridge/recording.py).
+// numbers and keeps everything (python/shotbridge/recording.py). A navigation within the same
+// document carries `by_page: true` when the page made it with no gesture before it (a pushState
+// loop): the host keeps it as context, never as a step.
 
 import { Code, ShotError } from './errors.js';
 import { trackedTabId } from './tabs.js';
@@ -62,16 +64,45 @@ export function installListeners() {
   chrome.tabs.onUpdated.addListener((tabId, info, tab) => {
     // A committed navigation (also history.pushState) reports a url; a finished load "complete".
     if (!info.url && info.status !== 'complete') return;
-    void isTracked(tabId).then((yes) => {
-      if (!yes) return;
-      forward('nav', tabId, {
-        phase: info.status === 'complete' ? 'complete' : 'commit',
-        url: tab.url || info.url || '',
-        title: tab.title || '',
-        time: Date.now(),
-      });
+    const nav = {
+      phase: info.status === 'complete' ? 'complete' : 'commit',
+      url: tab.url || info.url || '',
+      title: tab.title || '',
+      time: Date.now(),
+    };
+    // One queue per tab: the verdicts are asked in turn, so the navigations keep their order.
+    const queued = (navQueues.get(tabId) || Promise.resolve()).then(async () => {
+      if (await isTracked(tabId)) forward('nav', tabId, { ...nav, ...(await navVerdict(tabId, nav.url)) });
+    });
+    navQueues.set(tabId, queued);
+    void queued.finally(() => {
+      if (navQueues.get(tabId) === queued) navQueues.delete(tabId);
     });
   });
+}
+
+/** @type {Map<number, Promise<void>>} */
+const navQueues = new Map();
+// A page that keeps its main thread busy (a loop of pushState calls) delays the answer; past this
+// the navigation is recorded as it always was, a step: a page has to freeze for this long to
+// make each one (an alert() open as long has the same effect).
+const VERDICT_WAIT_MS = 5000;
+
+/**
+ * Whether the tab's document made this URL change on its own (content/recorder.js saw the
+ * navigation start with no gesture before it): `{same_document, by_page}`, or `{}` when no
+ * document of the tab claims it (a new document's load, or no answer in time).
+ * @param {number} tabId
+ * @param {string} url
+ * @returns {Promise<{same_document?: boolean, by_page?: boolean}>}
+ */
+async function navVerdict(tabId, url) {
+  /** @type {Promise<any>} */
+  const asked = chrome.tabs.sendMessage(tabId, { type: 'shotbridge:nav_verdict', url }, { frameId: 0 }).catch(() => null);
+  const timeout = new Promise((resolve) => setTimeout(() => resolve(null), VERDICT_WAIT_MS));
+  const answer = await Promise.race([asked, timeout]);
+  if (!answer || answer.known !== true) return {};
+  return { same_document: true, by_page: answer.by_page === true };
 }
 
 /** Tell every document's bridge the new state (pages that cannot be reached just miss it). */
