@@ -134,11 +134,16 @@
     }
   }
 
+  /** One observer for every watched root (a page may have thousands of components). */
+  /** @type {MutationObserver | null} */
+  let observer = null;
+
   /** @param {Node} root a document or shadow root to watch for type/autocomplete changes */
   function watch(root) {
     if (watched.has(root)) return;
     watched.add(root);
-    new MutationObserver(onMutations).observe(root, {
+    if (!observer) observer = new MutationObserver(onMutations);
+    observer.observe(root, {
       subtree: true,
       attributes: true,
       attributeOldValue: true,
@@ -151,22 +156,23 @@
   // attachShadow. While the document is parsed, each inserted element is checked for one: the
   // parser runs our observers (a microtask checkpoint) before each of its scripts, so a root is
   // watched before the page's code can touch what is in it. Stopped once parsing is done.
-  /** @type {MutationObserver[]} */
-  let parserObservers = [];
+  /** @type {MutationObserver | null} */
+  let parserObserver = null;
   const parsing = () => typeof document !== 'undefined' && document.readyState === 'loading';
 
   /** @param {Node} root */
   function watchParsed(root) {
-    const mo = new MutationObserver((records) => {
-      for (const m of records) {
-        for (const n of m.addedNodes) {
-          const sr = n.nodeType === 1 ? shadowOf(/** @type {Element} */ (n)) : null;
-          if (sr) watch(sr);
+    if (!parserObserver) {
+      parserObserver = new MutationObserver((records) => {
+        for (const m of records) {
+          for (const n of m.addedNodes) {
+            const sr = n.nodeType === 1 ? shadowOf(/** @type {Element} */ (n)) : null;
+            if (sr) watch(sr);
+          }
         }
-      }
-    });
-    mo.observe(root, { childList: true, subtree: true });
-    parserObservers.push(mo);
+      });
+    }
+    parserObserver.observe(root, { childList: true, subtree: true });
   }
 
   /** @param {unknown} r */
@@ -276,8 +282,8 @@
     window.dispatchEvent(new MouseEvent('__shotbridge_shadow_node__', { relatedTarget: node }));
     // Parsing done: one walk for any declarative root the observers missed, then they stop.
     const walk = () => {
-      for (const mo of parserObservers) mo.disconnect();
-      parserObservers = [];
+      if (parserObserver) parserObserver.disconnect();
+      parserObserver = null;
       /** @type {(Document | ShadowRoot)[]} */
       const roots = [document];
       for (let i = 0; i < roots.length; i++) {
