@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mcp.types import ImageContent, TextContent
 from PIL import Image
 from shotbridge import paths
@@ -162,3 +164,130 @@ def test_cli_help_and_bad_window_size() -> None:
 
 if sys.platform == "win32":  # pragma: no cover
     pytestmark = pytest.mark.skip("Unix sockets")
+
+
+# ---- a line over the limit: refused as it streams past, with its id -----------------------------
+
+
+def _rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+def _huge_call(size: int, rid: Any, *, id_last: bool = False) -> bytes:
+    """A tools/call whose argument is ``size`` bytes of base64-like text; the id first (as the
+    Python SDK writes it) or last (as the TypeScript SDK's ``{...request, jsonrpc, id}`` does)."""
+    blob = b"QUJD" * (size // 4)
+    params = b'{"name": "interact", "arguments": {"action": "type", "text": "' + blob + b'"}}'
+    rid_json = json.dumps(rid).encode()
+    if id_last:
+        return (
+            b'{"jsonrpc": "2.0", "method": "tools/call", "params": '
+            + params
+            + (b', "id": ' + rid_json + b"}\n")
+        )
+    return (
+        b'{"jsonrpc": "2.0", "id": '
+        + rid_json
+        + b', "method": "tools/call", "params": '
+        + (params + b"}\n")
+    )
+
+
+def _reply(raw: RawServer, rid: Any) -> dict[str, Any]:
+    """The next line on stdout, which must be the reply to ``rid`` (replies come in order)."""
+    assert raw.proc.stdout is not None
+    line = raw.proc.stdout.readline()
+    assert line, "server closed stdout"
+    raw.lines.append(line)
+    reply = json.loads(line)
+    assert reply.get("id") == rid, reply
+    return reply
+
+
+def test_oversized_lines_are_refused_with_their_id_and_memory_stays_flat(
+    runtime_dir: Path,
+) -> None:
+    """70 MB and 50 MB lines: each refused with its own id (first or last in the object), the
+    next request answered, and the server's RSS grows by less than 32 MB over all of them."""
+    from shotbridge.mcp_server.stdio_guard import MAX_LINE
+
+    raw = RawServer("--browser", "connected", env={"SHOTBRIDGE_RUNTIME_DIR": str(runtime_dir)})
+    raw.initialize()
+    assert raw.send({"id": 2, "method": "tools/list"}) is not None
+    before = _rss_kb(raw.proc.pid)
+    cases: list[tuple[bytes, Any]] = [
+        (_huge_call(70_000_000, 71), 71),
+        (_huge_call(50_000_000, "late-id", id_last=True), "late-id"),
+        (_huge_call(MAX_LINE + 10, 72, id_last=True), 72),
+        (b"x" * 20_000_000 + b"\n", None),  # not JSON: no id to read
+    ]
+    assert raw.proc.stdin is not None
+    for line, rid in cases:
+        raw.proc.stdin.write(line)
+        raw.proc.stdin.write(b'{"jsonrpc": "2.0", "id": "after", "method": "ping"}\n')
+        raw.proc.stdin.flush()
+        refused = _reply(raw, rid)
+        assert refused["error"]["code"] == -32700
+        assert "larger than 4 MiB" in refused["error"]["message"]
+        assert _reply(raw, "after") == {"jsonrpc": "2.0", "id": "after", "result": {}}
+    # An oversized notification is not answered (JSON-RPC forbids it); the next request is.
+    note = b'{"jsonrpc": "2.0", "method": "notifications/x", "params": {"b": "'
+    raw.proc.stdin.write(note + b"A" * 30_000_000 + b'"}}\n')
+    raw.proc.stdin.write(b'{"jsonrpc": "2.0", "id": "last", "method": "ping"}\n')
+    raw.proc.stdin.flush()
+    assert _reply(raw, "last")["result"] == {}
+    grown_mb = (_rss_kb(raw.proc.pid) - before) / 1024
+    assert grown_mb < 32, f"RSS grew by {grown_mb:.0f} MB"
+    raw.finish()
+    ids = [json.loads(line).get("id") for line in raw.lines]
+    assert ids.count(None) == 1  # only the line that was not JSON
+
+
+def test_a_line_just_under_the_limit_is_still_handled(runtime_dir: Path) -> None:
+    from shotbridge.mcp_server.stdio_guard import MAX_LINE
+
+    raw = RawServer("--browser", "connected", env={"SHOTBRIDGE_RUNTIME_DIR": str(runtime_dir)})
+    raw.initialize()
+    line = _huge_call(MAX_LINE - 200, 9)
+    assert len(line) - 1 <= MAX_LINE
+    assert raw.proc.stdin is not None
+    raw.proc.stdin.write(line)
+    raw.proc.stdin.flush()
+    reply = _reply(raw, 9)
+    assert "larger than" not in json.dumps(reply)  # parsed, and answered by the tool itself
+    raw.finish()
+
+
+@given(
+    rid=st.one_of(st.integers(-(2**63), 2**63 - 1), st.text(max_size=40)),
+    filler=st.text(alphabet='ab"\\{}[]:,é \n', max_size=300),
+    big=st.integers(0, 3000),
+    id_last=st.booleans(),
+    cuts=st.lists(st.integers(1, 4000), max_size=12),
+)
+@settings(max_examples=300, deadline=None)
+def test_id_scanner_reads_the_id_whatever_the_pieces(
+    rid: Any, filler: str, big: int, id_last: bool, cuts: list[int]
+) -> None:
+    """The streaming scanner agrees with json.loads on the top-level id, pieces cut anywhere."""
+    from shotbridge.mcp_server.stdio_guard import IdScanner
+
+    params = {"n": {"id": "inner", "x": [filler, {"id": 5}]}, "blob": "Q" * big + filler}
+    msg = (
+        {"jsonrpc": "2.0", "method": "m", "params": params, "id": rid}
+        if id_last
+        else {"jsonrpc": "2.0", "id": rid, "method": "m", "params": params}
+    )
+    line = json.dumps(msg, ensure_ascii=bool(big % 2)).encode()
+    scanner = IdScanner()
+    pos = 0
+    for cut in sorted(cuts):
+        scanner.feed(line[pos:cut])
+        pos = max(pos, cut)
+    scanner.feed(line[pos:])
+    short = len(json.dumps(rid, ensure_ascii=bool(big % 2)).encode()) <= 256
+    assert scanner.request_id == (rid if short else None)
+    assert not scanner.notification

@@ -6,6 +6,8 @@ hands the exception to the session, which logs it and never replies: the client 
 So each line is screened before the SDK sees it, with cheap checks that cannot recurse:
 
 * not UTF-8, not JSON, or too big          -> -32700 parse error
+  (a line over ``MAX_LINE`` is never held: it is read in pieces and dropped up to its newline,
+  while a streaming scanner picks its top-level id out of the pieces in constant memory)
 * not a JSON-RPC 2.0 request/notification  -> -32600 invalid request
 * params nested too deep, lone surrogates, params not an object -> -32602 invalid params
 
@@ -34,7 +36,13 @@ from mcp.shared.message import SessionMessage
 
 log = logging.getLogger(__name__)
 
-MAX_LINE = 64 * 1024 * 1024  # bytes in one message; generous for base64 images in arguments
+# Bytes in one message. No tool takes an image or a file: the largest legitimate arguments are a
+# text to type, a script's selectors or 50 mask selectors of 500 chars — kilobytes. 4 MiB still
+# fits a ~3 MB image in base64 should a client send one, and keeps a line's parse (JSON, pydantic)
+# near 0.1 s and its memory near 30 MB; a longer line is refused as it streams past.
+MAX_LINE = 4 * 1024 * 1024
+PIECE = 1 << 20  # how much of an oversized line is held at a time
+TOO_BIG = f"message larger than {MAX_LINE // (1024 * 1024)} MiB ({MAX_LINE} bytes): refused unread"
 MAX_DEPTH = 64  # nesting of the whole message; MCP messages use a handful of levels
 _INT64 = 2**63
 
@@ -75,8 +83,8 @@ class _Shape:
 
 def screen(raw: bytes | str) -> str | Rejection | None:
     """The line to hand to the SDK, the error to answer instead, or None for a blank line."""
-    if len(raw) > MAX_LINE:
-        return Rejection(types.PARSE_ERROR, f"message larger than {MAX_LINE} bytes")
+    if len(raw) - (raw[-1:] in (b"\n", "\n")) > MAX_LINE:
+        return Rejection(types.PARSE_ERROR, TOO_BIG)
     if isinstance(raw, bytes):
         try:
             text = raw.decode("utf-8")
@@ -217,6 +225,109 @@ def _check_sdk(text: str, msg: dict[str, Any], rid: int | str | None) -> str | R
     return text
 
 
+# ---- an oversized line, in pieces ------------------------------------------------------------
+
+# In a piece: a whole string (or one cut by the piece's end: no closing quote), or a structural
+# character. Bytes: a UTF-8 continuation byte is never a quote, a backslash or a bracket.
+_PIECE_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*("?)|[\[\]{}:,]', re.DOTALL)
+_STRING_REST = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*', re.DOTALL)
+SHORT = 256  # a key or an id longer than this is not read (not "cheap"); nothing longer is held
+
+
+class IdScanner:
+    """The top-level ``id`` (and whether there is a ``method``) of a line seen piece by piece.
+
+    Keeps the nesting depth, whether it is inside a string, and at most ``SHORT`` bytes carried
+    from one piece to the next, so a 70 MB line costs one piece of memory. An id that is not a
+    short string or a 64-bit integer reads as None, as a wrong one does in :func:`screen`.
+    """
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.request_id: int | str | None = None
+        self.keys: set[str] = set()
+        self._carry = b""  # a short string cut by the last piece's end, or the id's start
+        self._in_long_string = False  # inside a string too long to keep
+        self._escaped = False  # that string's last piece ended with a lone backslash
+        self._key: bytes | None = None  # the last depth-1 string: a key if a colon follows
+        self._want_id = False  # the last depth-1 key was "id": its value comes next
+
+    @property
+    def notification(self) -> bool:
+        return "method" in self.keys and "id" not in self.keys
+
+    def feed(self, piece: bytes) -> None:
+        if self._in_long_string:
+            piece = self._skip_string(piece)
+            if self._in_long_string:
+                return
+        data, self._carry = self._carry + piece, b""
+        pos = value_start = 0
+        while (m := _PIECE_TOKEN.search(data, pos)) is not None:
+            token = m.group()
+            if token[:1] == b'"' and not m.group(1):  # a string cut by the piece's end
+                self._cut_string(data, m.start(), m.end())
+                return
+            if self._want_id:
+                self._read_value(data[value_start : m.start()], token)
+            self._token(token)
+            pos = value_start = m.end()
+        if self._want_id:  # the id's scalar may go on in the next piece
+            rest = data[value_start:]
+            if len(rest) <= SHORT:
+                self._carry = rest
+            else:
+                self._want_id = False  # a scalar that long is no id
+
+    def _token(self, token: bytes) -> None:
+        char = token[:1]
+        if char in (b"[", b"{"):
+            self.depth += 1
+        elif char in (b"]", b"}"):
+            self.depth -= 1
+        elif self.depth != 1:
+            return
+        elif char == b'"':
+            self._key = token
+        elif char == b":" and self._key is not None:
+            key = _string(self._key.decode("utf-8", "replace"))
+            self.keys.add(key or "")
+            self._key = None
+            self._want_id = key == "id"
+        elif char == b",":
+            self._key = None
+
+    def _read_value(self, scalar: bytes, token: bytes) -> None:
+        """The string token after ``"id":``, or the bare scalar before the next token."""
+        self._want_id = False
+        text = token if token[:1] == b'"' else scalar.strip()
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = None
+        self.request_id = value if _valid_id(value) else None
+
+    def _cut_string(self, data: bytes, start: int, end: int) -> None:
+        if len(data) - start <= SHORT:
+            self._carry = data[start:]  # a key or an id, most likely: finish it next piece
+            return
+        self._in_long_string = True
+        self._escaped = end < len(data)  # the piece ends with a lone backslash
+        self._key = None
+        if self._want_id:
+            self._want_id, self.request_id = False, None  # an id that long is not read
+
+    def _skip_string(self, piece: bytes) -> bytes:
+        start = 1 if self._escaped and piece else 0
+        m = _STRING_REST.match(piece, start)
+        end = m.end() if m else start
+        if end < len(piece) and piece[end : end + 1] == b'"':
+            self._in_long_string = False
+            return piece[end + 1 :]
+        self._escaped = end < len(piece)  # stopped at a lone backslash at the very end
+        return b""
+
+
 # ---- the transport ---------------------------------------------------------------------------
 
 
@@ -234,21 +345,42 @@ class GuardedLines:
 
     async def __aiter__(self) -> AsyncIterator[str]:
         while True:
-            raw = await anyio.to_thread.run_sync(self._readline, abandon_on_cancel=True)
+            raw = await self._read(MAX_LINE + 1)
             if not raw:
                 return
+            if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+                await self._refuse_oversized(raw)
+                continue
             verdict = screen(raw)
             if isinstance(verdict, str):
                 yield verdict
             elif verdict is not None:
                 await self._reject(verdict)
 
-    def _readline(self) -> bytes:
-        line = self.wire.readline(MAX_LINE + 1)
-        if len(line) > MAX_LINE and not line.endswith(b"\n"):
-            while (rest := self.wire.readline(1 << 20)) and not rest.endswith(b"\n"):
-                pass  # skip the rest of the oversized line, without holding it
-        return line
+    async def _read(self, limit: int) -> bytes:
+        return await anyio.to_thread.run_sync(self.wire.readline, limit, abandon_on_cancel=True)
+
+    async def _refuse_oversized(self, head: bytes) -> None:
+        """Answer a line over MAX_LINE and drop the rest of it, a piece at a time.
+
+        The answer goes out as soon as the id is known (at once when the client put it first),
+        else when the line ends; a notification is only logged. Nothing of the line is kept.
+        """
+        scanner = IdScanner()
+        for start in range(0, len(head), PIECE):
+            scanner.feed(head[start : start + PIECE])
+        del head
+        answered = scanner.request_id is not None
+        if answered:
+            await self._reject(Rejection(types.PARSE_ERROR, TOO_BIG, scanner.request_id))
+        while piece := await self._read(PIECE):
+            if not answered:
+                scanner.feed(piece)
+            if piece.endswith(b"\n"):
+                break
+        if not answered:
+            why = Rejection(types.PARSE_ERROR, TOO_BIG, scanner.request_id, scanner.notification)
+            await self._reject(why)
 
     async def _reject(self, rejection: Rejection) -> None:
         if rejection.notification:
