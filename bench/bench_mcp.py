@@ -1,10 +1,13 @@
-"""MCP screenshot latency, side by side through real stdio: shotbridge vs Playwright MCP vs
-Chrome DevTools MCP.
+"""MCP screenshot latency and context cost over a corpus of pages, side by side through real
+stdio: shotbridge vs Playwright MCP vs Chrome DevTools MCP.
 
-    python bench/bench_mcp.py [--runs 30] [--warmup 2] [--out bench/results-mcp.md]
+    python bench/bench_mcp.py [--pages dashboard,grid] [--runs 30] [--warmup 2]
+                              [--out bench/results-mcp.md]
 
-All servers run at once, each with its own headless Debian Chromium at a 1920×1080 viewport, on
-the same page served from 127.0.0.1; calls are interleaved and the order rotates every round, so
+The corpus is bench/pages/ (its README.md says what each page is; `npm ci` there first), served
+from 127.0.0.1 by this script on two ports, the second being the other origin of the frames page.
+All servers run at once, each with its own headless Debian Chromium at a 1920×1080 viewport; each
+page is opened in all three, then the calls are interleaved and the order rotates every round, so
 the shared machine's noise falls on all alike. Time is measured at the MCP client, around
 ``tools/call``: JSON-RPC, base64 and stdio included.
 
@@ -13,9 +16,15 @@ notes when it started, when it asked Chrome for the pixels and when Chrome hande
 host when the reply arrived and when its result was ready, the MCP server when it got the result
 and returned its blocks, and this client when the response arrived.
 
-* ours: ``shotctl mcp --browser headless`` → ``capture_screenshot`` and ``observe`` with
-  ``annotate_screenshot``. ``--cooldown 0`` (hidden flag) lifts the 5 s screenshot cooldown,
-  a policy rather than a cost, so that the calls can follow each other.
+Context cost, per page, is what the model reads: our annotated ``observe`` with its default map
+(image tokens width × height / 750, as ``content.estimated_tokens`` counts them, plus text
+characters / 4) against Playwright MCP's ``browser_snapshot`` text plus its
+``browser_take_screenshot`` (its image by the same formula, plus its text). Chrome DevTools MCP's
+``take_snapshot`` + ``take_screenshot`` are shown beside them. The size of each server's
+``tools/list`` is what every session pays before its first call.
+
+* ours: ``shotctl mcp --browser headless --cooldown 0`` → ``capture_screenshot`` and ``observe``
+  with ``annotate_screenshot``.
 * peer: ``@playwright/mcp`` (npm, in bench/playwright-mcp; `npm ci` there first; no browser
   download: it runs /usr/bin/chromium) → ``browser_take_screenshot {type: jpeg}``.
 * peer: ``chrome-devtools-mcp`` (npm, pinned in bench/chrome-devtools-mcp; `npm ci` there first;
@@ -28,24 +37,29 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import contextlib
+import functools
 import io
 import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import mcp
 from mcp import StdioServerParameters
-from mcp.types import CallToolResult, ImageContent
+from mcp.types import CallToolResult, ImageContent, TextContent
 from PIL import Image
 
 REPO = Path(__file__).resolve().parents[1]
@@ -54,9 +68,27 @@ PEER_CLI = PEER_DIR / "node_modules" / "@playwright" / "mcp" / "cli.js"
 CDT_DIR = REPO / "bench" / "chrome-devtools-mcp"
 CDT_PKG = CDT_DIR / "node_modules" / "chrome-devtools-mcp"
 CDT_CLI = CDT_PKG / "build" / "src" / "bin" / "chrome-devtools-mcp.js"
+PAGES_DIR = REPO / "bench" / "pages"
+LIGHT_DIR = REPO / "tests" / "pages" / "mcp"
 CHROMIUM = "/usr/bin/chromium"
 VIEWPORT = (1920, 1080)
 TIMEOUT = 60.0
+# Scripts on the corpus pages (the grid, the web components) render after load.
+SETTLE_S = 1.5
+TOKENS_PER_PIXEL = 1 / 750  # the model's estimate of image tokens, as content.estimated_tokens
+
+# The corpus, in the order it runs. "light" (the one page of earlier runs) only when asked for.
+CORPUS: dict[str, str] = {
+    "dashboard": "dashboard.html",
+    "article": "article.html",
+    "grid": "grid.html",
+    "components": "components.html",
+    "frames": "frames.html",
+    "motion": "motion.html",
+}
+EXTRA: dict[str, str] = {"light": "light/big.html"}
+# Pages whose secret moves: the stage-before-capture target does not apply to them.
+MOVING = {"motion"}
 
 
 @dataclass
@@ -105,8 +137,64 @@ class Series:
         }
 
 
+@dataclass
+class PageResult:
+    name: str
+    rows: dict[str, dict[str, Any]]  # ours, pw, cdt, obs
+    stages: dict[str, Any]
+    context: dict[str, Any]
+    errors: dict[str, list[str]]
+
+
 def pct(sorted_values: list[float], q: float) -> float:
     return sorted_values[min(len(sorted_values) - 1, round(q * (len(sorted_values) - 1)))]
+
+
+# --- the corpus, served ---------------------------------------------------------------------
+
+
+class PagesHandler(SimpleHTTPRequestHandler):
+    """bench/pages/ (with its node_modules), and tests/pages/mcp/ under /light/."""
+
+    def translate_path(self, path: str) -> str:
+        if path.startswith("/light/"):
+            return str(LIGHT_DIR / Path(path.split("?")[0]).name)
+        return super().translate_path(path)
+
+    def do_GET(self) -> None:
+        if self.path == "/favicon.ico":  # no 404 in the pages' consoles
+            self.send_response(204)
+            self.end_headers()
+            return
+        super().do_GET()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def serve_pages() -> Iterator[tuple[str, str]]:
+    """Two origins for the corpus: the pages' own, and another port for the cross-origin frame."""
+    if not (PAGES_DIR / "node_modules").exists():
+        sys.exit(f"corpus packages missing: run `npm ci` in {PAGES_DIR}")
+    handler = functools.partial(PagesHandler, directory=str(PAGES_DIR))
+    servers = [ThreadingHTTPServer(("127.0.0.1", 0), handler) for _ in range(2)]
+    for server in servers:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield tuple(f"http://127.0.0.1:{s.server_address[1]}" for s in servers)  # type: ignore[misc]
+    finally:
+        for server in servers:
+            server.shutdown()
+            server.server_close()
+
+
+def page_url(base: str, cross: str, name: str) -> str:
+    path = CORPUS.get(name) or EXTRA[name]
+    return f"{base}/{path}?cross={cross}" if name == "frames" else f"{base}/{path}"
+
+
+# --- the servers ----------------------------------------------------------------------------
 
 
 def ours_params(
@@ -136,7 +224,7 @@ def ours_params(
 
 def peer_params() -> StdioServerParameters:
     if not PEER_CLI.exists():
-        sys.exit(f"Playwright MCP missing: run `npm install` in {PEER_DIR}")
+        sys.exit(f"Playwright MCP missing: run `npm ci` in {PEER_DIR}")
     return StdioServerParameters(
         command="node",
         args=[
@@ -203,8 +291,8 @@ def check(result: CallToolResult, what: str) -> CallToolResult:
 async def our_window(url: str) -> tuple[int, int]:
     """The --window-size that gives our headless Chromium a VIEWPORT-sized viewport.
 
-    Headless Chromium keeps part of the window for itself; the peer sets the viewport directly
-    (--viewport-size), so ours is matched to it from one probing run.
+    Headless Chromium keeps part of the window for itself; the peers set the viewport directly,
+    so ours is matched to it from one probing run (innerWidth/innerHeight: any page will do).
     """
     async with mcp.Client(ours_params(), read_timeout_seconds=TIMEOUT) as ours:
         check(await ours.call_tool("interact", {"action": "navigate", "url": url}), "navigate")
@@ -213,71 +301,191 @@ async def our_window(url: str) -> tuple[int, int]:
     return VIEWPORT[0] + VIEWPORT[0] - round(width), VIEWPORT[1] + VIEWPORT[1] - round(height)
 
 
-async def run(url: str, runs: int, warmup: int) -> tuple[list[Series], dict[str, Any]]:
-    ours_shot, ours_obs = (
-        Series("shotbridge capture_screenshot"),
-        Series("shotbridge observe, annotated"),
+# --- context cost ---------------------------------------------------------------------------
+
+
+def image_tokens(block: ImageContent) -> int:
+    with Image.open(io.BytesIO(base64.b64decode(block.data))) as img:
+        width, height = img.size
+    return round(width * height * TOKENS_PER_PIXEL)
+
+
+def read_cost(result: CallToolResult) -> dict[str, Any]:
+    """What a model reads of one tool result: text characters, image tokens and image sizes."""
+    text = "\n".join(b.text for b in result.content if isinstance(b, TextContent))
+    images = [b for b in result.content if isinstance(b, ImageContent)]
+    dims = []
+    for b in images:
+        with Image.open(io.BytesIO(base64.b64decode(b.data))) as img:
+            dims.append(img.size)
+    return {
+        "text": text,
+        "chars": len(text),
+        "image_tokens": sum(image_tokens(b) for b in images),
+        "dims": dims,
+    }
+
+
+def tokens(cost: dict[str, Any]) -> float:
+    return cost["image_tokens"] + cost["chars"] / 4
+
+
+LABEL_LINE = re.compile(r"^\d+ ")
+
+
+async def context_cost(
+    ours: mcp.Client, pw: mcp.Client, cdt: mcp.Client, save: Path | None
+) -> dict[str, Any]:
+    compact_result = check(
+        await ours.call_tool("observe", {"annotate_screenshot": True}), "observe"
     )
-    peer_shot = Series("Playwright MCP browser_take_screenshot (jpeg)")
+    compact = read_cost(compact_result)
+    if save is not None:  # to look at what the model got (labels, masks)
+        image = next(b for b in compact_result.content if isinstance(b, ImageContent))
+        save.with_suffix(".jpg").write_bytes(base64.b64decode(image.data))
+        save.with_suffix(".txt").write_text(compact["text"])
+    full_result = check(
+        await ours.call_tool("observe", {"annotate_screenshot": True, "map": "full"}), "observe"
+    )
+    full = read_cost(full_result)
+    mapping = json.loads(next(b.text for b in full_result.content if isinstance(b, TextContent)))
+    label_lines = [line for line in compact["text"].splitlines() if LABEL_LINE.match(line)]
+    pw_snap = read_cost(check(await pw.call_tool("browser_snapshot", {}), "browser_snapshot"))
+    pw_shot = read_cost(
+        check(
+            await pw.call_tool("browser_take_screenshot", {"type": "jpeg", "scale": "css"}),
+            "browser_take_screenshot",
+        )
+    )
+    cdt_snap = read_cost(check(await cdt.call_tool("take_snapshot", {}), "take_snapshot"))
+    cdt_shot = read_cost(
+        check(await cdt.call_tool("take_screenshot", {"format": "jpeg"}), "take_screenshot")
+    )
+    return {
+        "masked": mapping.get("image", {}).get("masked_regions", 0),
+        "labels": len(mapping.get("annotations", [])),
+        "label_lines": len(label_lines),
+        "found": mapping.get("total_found", 0),
+        "ours": compact,
+        "ours_full": full,
+        "line_chars": sum(len(line) for line in label_lines),
+        "pw_snap": pw_snap,
+        "pw_shot": pw_shot,
+        "cdt_snap": cdt_snap,
+        "cdt_shot": cdt_shot,
+    }
+
+
+async def tools_sizes(clients: dict[str, mcp.Client]) -> dict[str, tuple[int, int]]:
+    """Characters of each server's tools/list (tools as JSON, as the model is handed them)."""
+    sizes = {}
+    for name, client in clients.items():
+        tools = (await client.list_tools()).tools
+        wire = "".join(t.model_dump_json(exclude_none=True, by_alias=True) for t in tools)
+        sizes[name] = (len(tools), len(wire))
+    return sizes
+
+
+# --- one page -------------------------------------------------------------------------------
+
+
+async def open_page(
+    ours: mcp.Client, pw: mcp.Client, cdt: mcp.Client, url: str, info: dict[str, Any]
+) -> None:
+    first = "ours_first_call_s" not in info
+    for key, coro in (
+        ("ours", lambda: ours.call_tool("interact", {"action": "navigate", "url": url})),
+        ("pw", lambda: pw.call_tool("browser_navigate", {"url": url})),
+        ("cdt", lambda: cdt.call_tool("navigate_page", {"type": "url", "url": url})),
+    ):
+        t0 = time.perf_counter()
+        check(await coro(), f"{key} navigate to {url}")
+        if first:  # includes launching each server's Chromium
+            info[f"{key}_first_call_s"] = time.perf_counter() - t0
+    await asyncio.sleep(SETTLE_S)
+
+
+async def bench_page(
+    clients: tuple[mcp.Client, mcp.Client, mcp.Client],
+    name: str,
+    url: str,
+    args: argparse.Namespace,
+    stages_log: Path,
+    info: dict[str, Any],
+) -> PageResult:
+    ours, pw, cdt = clients
+    await open_page(ours, pw, cdt, url, info)
+    ours_shot = Series("shotbridge capture_screenshot")
+    pw_shot = Series("Playwright MCP browser_take_screenshot (jpeg)")
     cdt_shot = Series("Chrome DevTools MCP take_screenshot (jpeg)")
-    info: dict[str, Any] = {"window": await our_window(url)}
+    ours_obs = Series("shotbridge observe, annotated")
+    calls: list[tuple[Series, Callable[[], Any]]] = [
+        (ours_shot, lambda: timed(ours, "capture_screenshot", {})),
+        (pw_shot, lambda: timed(pw, "browser_take_screenshot", {"type": "jpeg", "scale": "css"})),
+        (cdt_shot, lambda: timed(cdt, "take_screenshot", {"format": "jpeg"})),
+        (ours_obs, lambda: timed(ours, "observe", {"annotate_screenshot": True})),
+    ]
+    stages_log.unlink(missing_ok=True)
+    for i in range(args.warmup + args.runs):
+        k = i % len(calls)
+        for series, call in calls[k:] + calls[:k]:  # rotated: nobody always goes first
+            elapsed, result, sent_got = await call()
+            if i >= args.warmup:
+                series.record(elapsed, result, sent_got)
+        if i == args.warmup - 1:
+            stages_log.unlink(missing_ok=True)  # stamps of the measured captures only
+    stamps = []
+    if stages_log.exists():
+        stamps = [json.loads(line) for line in stages_log.read_text().splitlines()]
+    save = args.save_images / name if args.save_images else None
+    context = await context_cost(ours, pw, cdt, save)
+    series = {"ours": ours_shot, "pw": pw_shot, "cdt": cdt_shot, "obs": ours_obs}
+    return PageResult(
+        name=name,
+        rows={k: s.row() for k, s in series.items()},
+        stages=stage_rows(stamps, ours_shot),
+        context=context,
+        errors={s.name: s.errors for s in series.values() if s.errors},
+    )
+
+
+async def run(
+    base: str, cross: str, names: list[str], args: argparse.Namespace
+) -> tuple[list[PageResult], dict[str, Any]]:
+    info: dict[str, Any] = {"window": await our_window(page_url(base, cross, names[0]))}
+    results = []
     with tempfile.TemporaryDirectory() as tmp:
         stages_log = Path(tmp) / "stages.jsonl"
         async with (
             mcp.Client(
                 ours_params(info["window"], stages_log), read_timeout_seconds=TIMEOUT
             ) as ours,
-            mcp.Client(peer_params(), read_timeout_seconds=TIMEOUT) as peer,
+            mcp.Client(peer_params(), read_timeout_seconds=TIMEOUT) as pw,
             mcp.Client(cdt_params(), read_timeout_seconds=TIMEOUT) as cdt,
         ):
-            t0 = time.perf_counter()
-            check(await ours.call_tool("interact", {"action": "navigate", "url": url}), "navigate")
-            info["ours_first_call_s"] = time.perf_counter() - t0  # includes launching Chromium
-            t0 = time.perf_counter()
-            check(await peer.call_tool("browser_navigate", {"url": url}), "peer navigate")
-            info["peer_first_call_s"] = time.perf_counter() - t0
-            t0 = time.perf_counter()
-            check(await cdt.call_tool("navigate_page", {"type": "url", "url": url}), "cdt navigate")
-            info["cdt_first_call_s"] = time.perf_counter() - t0
-            page = json.loads(check(await ours.call_tool("observe", {}), "observe").content[0].text)
-            info["viewport"] = page["viewport"]
-            # The page does not change: by default a second capture would answer "Unchanged since
-            # screenshot #N" without an image. The peers always send one, so ours must too.
+            info["tools"] = await tools_sizes({"ours": ours, "pw": pw, "cdt": cdt})
+            # The page does not change between calls: by default a second capture would answer
+            # "Unchanged since screenshot #N" without an image. The peers always send one.
             settings = {"skip_unchanged": False}
             check(
                 await ours.call_tool("configure", {"action": "capture", "settings": settings}),
                 "configure",
             )
-
-            calls: list[tuple[Series, Callable[[], Any]]] = [
-                (ours_shot, lambda: timed(ours, "capture_screenshot", {})),
-                (
-                    peer_shot,
-                    lambda: timed(
-                        peer, "browser_take_screenshot", {"type": "jpeg", "scale": "css"}
-                    ),
-                ),
-                (cdt_shot, lambda: timed(cdt, "take_screenshot", {"format": "jpeg"})),
-                (ours_obs, lambda: timed(ours, "observe", {"annotate_screenshot": True})),
-            ]
-            load_before = os.getloadavg()
-            stamps: list[dict[str, Any]] = []
-            for i in range(warmup + runs):
-                k = i % len(calls)
-                for series, call in calls[k:] + calls[:k]:  # rotated: nobody always goes first
-                    elapsed, result, sent_got = await call()
-                    if i >= warmup:
-                        series.record(elapsed, result, sent_got)
-                if i == warmup - 1 and stages_log.exists():
-                    stages_log.unlink()  # stamps of the measured captures only
-            info["load"] = (load_before, os.getloadavg())
-            full = {"annotate_screenshot": True, "map": "full"}
-            obs = check(await ours.call_tool("observe", full), "observe")
-            info["labels"] = json.loads(obs.content[1].text)["total_found"]
-            if stages_log.exists():
-                stamps = [json.loads(line) for line in stages_log.read_text().splitlines()]
-        info["stages"] = stage_rows(stamps, ours_shot)
-    return [ours_shot, peer_shot, cdt_shot, ours_obs], info
+            info["load"] = [os.getloadavg()]
+            t0 = time.perf_counter()
+            for name in names:
+                print(f"{name} …", file=sys.stderr, flush=True)
+                url = page_url(base, cross, name)
+                result = await bench_page((ours, pw, cdt), name, url, args, stages_log, info)
+                results.append(result)
+                info["load"].append(os.getloadavg())
+                if name == names[0]:
+                    page = json.loads(
+                        check(await ours.call_tool("observe", {}), "observe").content[0].text
+                    )
+                    info["viewport"] = page["viewport"]
+            info["elapsed_s"] = time.perf_counter() - t0
+    return results, info
 
 
 STAGES: list[tuple[str, str]] = [
@@ -289,7 +497,7 @@ STAGES: list[tuple[str, str]] = [
     ("native messaging + host parse (extension → host `screenshot`)", "native"),
     ("host: validate, core, registry, buffer", "host"),
     ("  of which the Rust core (decode, mask, resize, encode, thumbnail)", "core"),
-    ("host after `take` (issue 16's diff memory: discover + diff) + bus → MCP server", "bus"),
+    ("host after `take` (diff memory: discover + diff) + bus → MCP server", "bus"),
     ("MCP server → client (blocks, base64, JSON-RPC, stdio, client parse)", "mcp"),
     (
         "overhead above Chrome's capture (image in the extension → response at the client)",
@@ -303,101 +511,280 @@ def stage_rows(stamps: list[dict[str, Any]], series: Series) -> dict[str, Any]:
     """p50 of each stage over the measured captures (stamps matched to calls in order)."""
     per: dict[str, list[float]] = {key: [] for _, key in STAGES}
     methods: list[str] = []
+
+    def add(key: str, *values: Any) -> None:
+        if all(isinstance(v, int | float) for v in values):
+            per[key].append(values[0] - values[1] if len(values) == 2 else values[0])
+
     for st, sent, got in zip(stamps, series.sent_at, series.got_at, strict=False):
         if "ext_image_at" not in st:
             continue
-        per["request"].append(st["ext_start_at"] - sent)
-        per["ext_attach"].append(st.get("ext_attach", 0.0))
-        per["pre"].append(st["ext_shoot_at"] - st["ext_start_at"])
-        per["capture"].append(st["ext_image_at"] - st["ext_shoot_at"])
-        per["post"].append(st["ext_return_at"] - st["ext_image_at"])
-        per["native"].append(st["host_got_at"] - st["ext_return_at"])
-        per["host"].append(st["host_done_at"] - st["host_got_at"])
-        per["core"].append(st["core_ms"])
-        per["bus"].append(st["mcp_got_at"] - st["host_done_at"])
-        per["mcp"].append(got - st["mcp_got_at"])
-        per["overhead"].append(got - st["ext_image_at"])
-        per["overhead_tool"].append(st["mcp_return_at"] - st["ext_image_at"])
+        g = st.get
+        add("request", g("ext_start_at"), sent)
+        add("ext_attach", g("ext_attach", 0.0))
+        add("pre", g("ext_shoot_at"), g("ext_start_at"))
+        add("capture", g("ext_image_at"), g("ext_shoot_at"))
+        add("post", g("ext_return_at"), g("ext_image_at"))
+        add("native", g("host_got_at"), g("ext_return_at"))
+        add("host", g("host_done_at"), g("host_got_at"))
+        add("core", g("core_ms"))
+        add("bus", g("mcp_got_at"), g("host_done_at"))
+        add("mcp", got, g("mcp_got_at"))
+        add("overhead", got, g("ext_image_at"))
+        add("overhead_tool", g("mcp_return_at"), g("ext_image_at"))
         methods.append(str(st.get("method", "?")))
     counts = ", ".join(f"{k} ×{n}" for k, n in sorted(Counter(methods).items()))
     return {key: statistics.median(v) if v else float("nan") for key, v in per.items()} | {
-        "n": len(per["request"]),
-        "methods": counts,
+        "n": len(methods),
+        "methods": counts or "—",
     }
+
+
+# --- the report -----------------------------------------------------------------------------
 
 
 def _version(pkg: Path) -> str:
     return json.loads(pkg.read_text())["version"] if pkg.exists() else "?"
 
 
-def markdown(rows: list[dict[str, Any]], info: dict[str, Any], args: argparse.Namespace) -> str:
+def faster_peer(r: PageResult) -> tuple[str, dict[str, Any]]:
+    pw, cdt = r.rows["pw"], r.rows["cdt"]
+    return ("Playwright", pw) if pw["p50"] <= cdt["p50"] else ("DevTools", cdt)
+
+
+def ok(cond: bool) -> str:
+    return "met" if cond else "**NOT met**"
+
+
+def header(results: list[PageResult], info: dict[str, Any], args: argparse.Namespace) -> list[str]:
     chromium = subprocess.run(
         [CHROMIUM, "--version"], capture_output=True, text=True
     ).stdout.strip()
-    (l1, l5, _), (a1, _, _) = info["load"]
-    lines = [
-        "# MCP screenshot latency: shotbridge vs Playwright MCP vs Chrome DevTools MCP",
+    loads = info["load"]
+    during = ", ".join(f"{r.name} {lo[0]:.1f}" for r, lo in zip(results, loads[1:], strict=True))
+    vp = info.get("viewport", {"width": float("nan"), "height": float("nan")})
+    names = ",".join(r.name for r in results)
+    return [
+        "# MCP screenshots over a corpus of pages: shotbridge vs Playwright MCP vs Chrome "
+        "DevTools MCP",
         "",
-        f"`python bench/bench_mcp.py --runs {args.runs} --warmup {args.warmup}` on "
-        f"{time.strftime('%Y-%m-%d %H:%M')}, {platform.machine()} × {os.cpu_count()} CPUs "
-        f"(shared; load average {l1:.1f} / {l5:.1f} (1 / 5 min) at the start, {a1:.1f} at the "
-        f"end), {chromium}, @playwright/mcp {_version(PEER_CLI.parent / 'package.json')}, "
-        f"chrome-devtools-mcp {_version(CDT_PKG / 'package.json')}, `mcp` {mcp_version()}.",
+        f"`python bench/bench_mcp.py --pages {names} --runs {args.runs} --warmup {args.warmup}` "
+        f"on {time.strftime('%Y-%m-%d %H:%M %Z')}, {platform.machine()} × {os.cpu_count()} CPUs, "
+        f"shared with other work: load average {loads[0][0]:.1f} / {loads[0][1]:.1f} (1 / 5 min) "
+        f"at the start; 1-min load after each page: {during}. The whole run took "
+        f"{info['elapsed_s'] / 60:.1f} min. {chromium}, @playwright/mcp "
+        f"{_version(PEER_CLI.parent / 'package.json')}, chrome-devtools-mcp "
+        f"{_version(CDT_PKG / 'package.json')}, `mcp` {mcp_version()}.",
         "",
-        f"Same page (`{args.page.relative_to(REPO)}`, served from 127.0.0.1) in three headless "
-        f"Chromiums at a {VIEWPORT[0]}×{VIEWPORT[1]} viewport (Playwright: `--viewport-size`; "
-        f"DevTools: `--viewport`; ours: `--window-size {info['window'][0]}x{info['window'][1]}`, "
-        f"which gave {info['viewport']['width']:g}×{info['viewport']['height']:g}); calls "
-        f"interleaved in an order that rotates every round, timed at the MCP client around "
-        f"`tools/call` over stdio. {args.runs} calls each after {args.warmup} warm-up rounds. "
-        "Bytes: median JPEG size (decoded from base64). Ratios matter more than absolute "
+        "Each page of bench/pages/ (see its README.md), served from 127.0.0.1, open in three "
+        f"headless Chromiums at a {VIEWPORT[0]}×{VIEWPORT[1]} viewport (Playwright: "
+        "`--viewport-size`; DevTools: `--viewport`; ours: `--window-size "
+        f"{info['window'][0]}x{info['window'][1]}`, which gave {vp['width']:g}×{vp['height']:g}); "
+        f"{SETTLE_S:g} s after navigating, {args.warmup} warm-up rounds, then {args.runs} rounds "
+        "of the four calls, interleaved in an order that rotates every round, timed at the MCP "
+        "client around `tools/call` over stdio. Ratios from one run matter more than absolute "
         "figures on this noisy machine.",
         "",
-        "| tool call | n | p50 ms | p95 ms | mean ms | bytes | image | errors |",
-        "|---|---:|---:|---:|---:|---:|---|---:|",
     ]
-    for r in rows:
+
+
+def latency_table(results: list[PageResult]) -> list[str]:
+    lines = [
+        "## Capture latency per page (ms)",
+        "",
+        "| page | ours p50 / p95 | Playwright p50 / p95 | DevTools p50 / p95 | ours ÷ faster "
+        "peer, p50 | ours ÷ its p95 | observe annotated p50 | observe ÷ our capture | labels |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        o, pw, cdt, obs = (r.rows[k] for k in ("ours", "pw", "cdt", "obs"))
+        peer, fast = faster_peer(r)
         lines.append(
-            f"| {r['name']} | {r['n']} | {r['p50']:.1f} | {r['p95']:.1f} | {r['mean']:.1f} | "
-            f"{r['bytes']:,} | {r['dims']} | {r['errors']} |"
+            f"| {r.name} | {o['p50']:.1f} / {o['p95']:.1f} | {pw['p50']:.1f} / {pw['p95']:.1f} | "
+            f"{cdt['p50']:.1f} / {cdt['p95']:.1f} | {o['p50'] / fast['p50']:.2f}× ({peer}) | "
+            f"{o['p95'] / fast['p95']:.2f}× | {obs['p50']:.1f} | {obs['p50'] / o['p50']:.2f}× | "
+            f"{r.context['labels']} of {r.context['found']} |"
         )
-    ours, pw, cdt, obs = rows
-    fast = min((pw, cdt), key=lambda r: r["p50"])
-    st = info["stages"]
-    lines += [
+    return [*lines, ""]
+
+
+def stage_table(results: list[PageResult]) -> list[str]:
+    lines = [
+        "## Our stages per page (p50 ms over the measured `capture_screenshot` calls)",
         "",
-        f"Our time per stage (p50 of each stage over the {st['n']} measured "
-        "`capture_screenshot` calls, from wall-clock stamps; stages do not add up exactly to "
-        f"the p50 of the whole). Capture paths taken: {st['methods']}.",
+        "From wall-clock stamps; stages do not add up exactly to the p50 of the whole.",
         "",
-        "| stage | p50 ms |",
-        "|---|---:|",
+        "| stage | " + " | ".join(r.name for r in results) + " |",
+        "|---|" + "---:|" * len(results),
     ]
     for label, key in STAGES:
-        lines.append(f"| {label} | {st[key]:.1f} |")
-    ok = lambda cond: "met" if cond else "NOT met"  # noqa: E731
-    lines += [
+        lines.append(f"| {label} | " + " | ".join(f"{r.stages[key]:.1f}" for r in results) + " |")
+    lines.append(
+        "| capture paths taken | " + " | ".join(r.stages["methods"] for r in results) + " |"
+    )
+    return [*lines, ""]
+
+
+def details_table(results: list[PageResult]) -> list[str]:
+    lines = [
+        "## Every series",
         "",
-        "Targets (issue 15), against the faster peer in this run "
-        f"({fast['name'].split(' ')[0]} {fast['name'].split(' ')[1]}):",
+        "Bytes: median JPEG size (decoded from base64); ours is shrunk to ≤ 1280 px wide for the "
+        "model, the peers' are full size.",
         "",
-        f"- capture p50 {ours['p50']:.1f} ms vs {fast['p50']:.1f} ms: "
-        f"{ours['p50'] / fast['p50']:.2f}× ({ok(ours['p50'] <= 0.9 * fast['p50'])}: ≤ 0.9×)",
-        f"- capture p95 {ours['p95']:.1f} ms vs {fast['p95']:.1f} ms "
-        f"({ok(ours['p95'] <= fast['p95'])}: ≤ the faster peer's p95)",
-        f"- overhead above Chrome's own capture p50 {st['overhead']:.1f} ms "
-        f"({ok(st['overhead'] <= 15)}: ≤ 15 ms), to our tool's return "
-        f"{st['overhead_tool']:.1f} ms",
-        f"- annotated observe p50 {obs['p50']:.1f} ms = {obs['p50'] / ours['p50']:.2f}× "
-        f"capture p50 ({ok(obs['p50'] <= 1.1 * ours['p50'])}: ≤ 1.1×); "
-        f"{info['labels']} elements labelled",
-        f"- bytes {ours['bytes']:,} ({ours['dims']}) vs {pw['bytes']:,} and {cdt['bytes']:,} "
-        f"({pw['dims']}); ours is shrunk to ≤ 1280 px wide for the model, theirs are full size",
-        f"- first call (includes launching each server's Chromium): ours "
-        f"{info['ours_first_call_s']:.2f} s, Playwright {info['peer_first_call_s']:.2f} s, "
-        f"DevTools {info['cdt_first_call_s']:.2f} s",
+        "| page | tool call | n | p50 ms | p95 ms | mean ms | bytes | image | errors |",
+        "|---|---|---:|---:|---:|---:|---:|---|---:|",
+    ]
+    for r in results:
+        for row in r.rows.values():
+            lines.append(
+                f"| {r.name} | {row['name']} | {row['n']} | {row['p50']:.1f} | {row['p95']:.1f} | "
+                f"{row['mean']:.1f} | {row['bytes']:,} | {row['dims']} | {row['errors']} |"
+            )
+    return [*lines, ""]
+
+
+def dims_text(cost: dict[str, Any]) -> str:
+    return ", ".join(f"{w}×{h}" for w, h in cost["dims"]) or "—"
+
+
+def context_table(results: list[PageResult]) -> list[str]:
+    lines = [
+        "## Context cost per page (tokens: image width × height / 750 + text characters / 4)",
+        "",
+        "Ours: one annotated `observe` with its default (compact) map. Playwright MCP: "
+        "`browser_snapshot` + `browser_take_screenshot`. Chrome DevTools MCP: `take_snapshot` + "
+        "`take_screenshot`. Text is every text block of the results. Masked: the regions our "
+        "image blacks out (password fields and other secrets).",
+        "",
+        "| page | labels | masked | our image tok | our map chars | ours total tok | tok / label | "
+        '`map="full"` chars | PW snapshot chars | PW screenshot tok (image + text) | '
+        "PW total tok | ours ÷ PW | DevTools total tok |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        c = r.context
+        ours, pw, cdt = c["ours_total"], c["pw_total"], c["cdt_total"]
+        lines.append(
+            f"| {r.name} | {c['labels']} | {c['masked']} | {c['ours']['image_tokens']:,} "
+            f"({dims_text(c['ours'])}) | {c['ours']['chars']:,} | {ours:,.0f} | "
+            f"{c['per_label']:.1f} | {c['ours_full']['chars']:,} | {c['pw_snap']['chars']:,} | "
+            f"{tokens(c['pw_shot']):,.0f} ({dims_text(c['pw_shot'])}) | {pw:,.0f} | "
+            f"{ours / pw:.2f}× | {cdt:,.0f} |"
+        )
+    return [*lines, ""]
+
+
+def summarise_context(results: list[PageResult]) -> dict[str, float]:
+    for r in results:
+        c = r.context
+        c["ours_total"] = tokens(c["ours"])
+        c["pw_total"] = tokens(c["pw_snap"]) + tokens(c["pw_shot"])
+        c["cdt_total"] = tokens(c["cdt_snap"]) + tokens(c["cdt_shot"])
+        c["per_label"] = c["ours"]["chars"] / 4 / max(1, c["labels"])
+    labels = sum(r.context["labels"] for r in results)
+    return {
+        # The whole map text (header included) over every label in the corpus.
+        "per_label": sum(r.context["ours"]["chars"] for r in results) / 4 / max(1, labels),
+        # The label lines alone.
+        "per_line": sum(r.context["line_chars"] for r in results) / 4 / max(1, labels),
+        "median_ratio": statistics.median(
+            r.context["ours_total"] / r.context["pw_total"] for r in results
+        ),
+    }
+
+
+def tools_lines(info: dict[str, Any]) -> list[str]:
+    t = info["tools"]
+    return [
+        "## Tool schemas (`tools/list`, characters of the tools as JSON)",
+        "",
+        "| server | tools | characters | ≈ tokens |",
+        "|---|---:|---:|---:|",
+        *(
+            f"| {label} | {t[k][0]} | {t[k][1]:,} | {t[k][1] / 4:,.0f} |"
+            for k, label in (
+                ("ours", "shotbridge"),
+                ("pw", "Playwright MCP"),
+                ("cdt", "Chrome DevTools MCP"),
+            )
+        ),
         "",
     ]
+
+
+def targets(results: list[PageResult], info: dict[str, Any], ctx: dict[str, float]) -> list[str]:
+    lines = ["## Targets (issue 22), from this run", ""]
+    ratios = []
+    for r in results:
+        peer, fast = faster_peer(r)
+        o, obs = r.rows["ours"], r.rows["obs"]
+        ratio = o["p50"] / fast["p50"]
+        ratios.append(ratio)
+        lines.append(
+            f"- {r.name}: capture p50 {o['p50']:.1f} vs {fast['p50']:.1f} ms ({peer}) = "
+            f"{ratio:.2f}× ({ok(ratio <= 1.0)}: ≤ 1.0×); p95 {o['p95']:.1f} vs "
+            f"{fast['p95']:.1f} ms = {o['p95'] / fast['p95']:.2f}× "
+            f"({ok(o['p95'] <= 1.25 * fast['p95'])}: ≤ 1.25×); observe {obs['p50']:.1f} ms = "
+            f"{obs['p50'] / o['p50']:.2f}× capture ({ok(obs['p50'] <= 1.15 * o['p50'])}: ≤ 1.15×)"
+        )
+    median = statistics.median(ratios)
+    lines.append(
+        f"- median page: capture p50 {median:.2f}× the faster peer ({ok(median <= 0.9)}: ≤ 0.9×)"
+    )
+    still = [r for r in results if r.name not in MOVING]
+    if still:
+        pre = {r.name: r.stages["pre"] for r in still}
+        worst = max(pre, key=lambda k: pre[k])
+        spread = max(pre.values()) - min(pre.values())
+        lines.append(
+            "- stage before Chrome's capture, pages where no secret moves: highest "
+            f"{pre[worst]:.1f} ms ({worst}) ({ok(pre[worst] <= 5)}: ≤ 5 ms); "
+            f"spread {spread:.1f} ms ({ok(spread <= 2)}: ≤ 2 ms); "
+            + ", ".join(f"{k} {v:.1f}" for k, v in pre.items())
+        )
+    for r in results:
+        if r.name in MOVING:
+            lines.append(
+                f"- {r.name} (a secret moves): stage before the capture {r.stages['pre']:.1f} ms"
+            )
+    lines.append(
+        f"- default map: {ctx['per_label']:.1f} tokens per label, header included, corpus "
+        f"average ({ok(ctx['per_label'] <= 20)}: ≤ 20); label lines alone {ctx['per_line']:.1f}"
+    )
+    over = [r for r in results if r.context["ours_total"] > r.context["pw_total"]]
+    lines.append(
+        "- context, ours ÷ Playwright MCP's snapshot + screenshot: "
+        + ", ".join(
+            f"{r.name} {r.context['ours_total'] / r.context['pw_total']:.2f}×" for r in results
+        )
+        + f" ({ok(not over)}: ≤ 1.0× on every page); median {ctx['median_ratio']:.2f}× "
+        f"({ok(ctx['median_ratio'] <= 0.85)}: ≤ 0.85×)"
+    )
+    chars = info["tools"]["ours"][1]
+    lines.append(f"- our tool schemas {chars:,} characters ({ok(chars <= 10_000)}: ≤ 10,000)")
+    first = ", ".join(
+        f"{label} {info[f'{k}_first_call_s']:.2f} s"
+        for k, label in (("ours", "ours"), ("pw", "Playwright"), ("cdt", "DevTools"))
+    )
+    lines += ["", f"First navigation (includes launching each server's Chromium): {first}.", ""]
+    return lines
+
+
+def markdown(results: list[PageResult], info: dict[str, Any], args: argparse.Namespace) -> str:
+    ctx = summarise_context(results)
+    lines = header(results, info, args)
+    lines += latency_table(results)
+    lines += stage_table(results)
+    lines += context_table(results)
+    lines += tools_lines(info)
+    lines += targets(results, info, ctx)
+    lines += details_table(results)
+    errors = [(r.name, s, e) for r in results for s, errs in r.errors.items() for e in errs[:3]]
+    if errors:
+        lines += ["## Errors (first three per series)", ""]
+        lines += [f"- {page}, {series}: `{err}`" for page, series, err in errors]
+        lines.append("")
     return "\n".join(lines)
 
 
@@ -409,23 +796,32 @@ def mcp_version() -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--pages",
+        default=",".join(CORPUS),
+        help=f"comma-separated, from {', '.join([*CORPUS, *EXTRA])} (default: the corpus)",
+    )
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--warmup", type=int, default=2)
-    parser.add_argument("--page", type=Path, default=REPO / "tests" / "pages" / "mcp" / "big.html")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results-mcp.md")
+    parser.add_argument(
+        "--save-images", type=Path, help="folder for each page's annotated observe (JPEG + map)"
+    )
     args = parser.parse_args()
-    args.page = args.page.resolve()
+    if args.save_images:
+        args.save_images.mkdir(parents=True, exist_ok=True)
+    names = [n.strip() for n in args.pages.split(",") if n.strip()]
+    unknown = [n for n in names if n not in CORPUS and n not in EXTRA]
+    if unknown or not names:
+        parser.error(f"unknown page(s) {unknown}; choose from {', '.join([*CORPUS, *EXTRA])}")
 
-    sys.path.insert(0, str(REPO / "python"))
-    from shotbridge.localserve import LocalServer
-
-    with LocalServer(args.page) as url:
-        series, info = asyncio.run(run(url, args.runs, args.warmup))
-    rows = [s.row() for s in series]
-    for s in series:
-        for err in s.errors[:3]:
-            print(f"{s.name}: {err}", file=sys.stderr)
-    report = markdown(rows, info, args)
+    with serve_pages() as (base, cross):
+        results, info = asyncio.run(run(base, cross, names, args))
+    for r in results:
+        for series, errs in r.errors.items():
+            for err in errs[:3]:
+                print(f"{r.name}, {series}: {err}", file=sys.stderr)
+    report = markdown(results, info, args)
     print(report)
     args.out.write_text(report)
     print(f"written to {args.out}", file=sys.stderr)
