@@ -111,6 +111,7 @@ def mcp(
 
     from shotbridge.mcp_server import Connection, ServerState, build_server, bus_factory
     from shotbridge.mcp_server.ratelimit import budget_from_options
+    from shotbridge.mcp_server.session import SettingsSync
     from shotbridge.mcp_server.stdio_guard import serve_stdio
 
     connection = Connection(bus_factory(browser, window))  # type: ignore[arg-type]
@@ -120,6 +121,8 @@ def mcp(
         allow_cdp=allow_cdp,
         shared_session="shared" if shared_session else None,
     )
+    # Settings given before the browser exists reach every host the server connects to.
+    state.connection = SettingsSync(state.connection, state)  # type: ignore[assignment]
     server = build_server(state, log_level=level)  # type: ignore[arg-type]
 
     def exit_on_signal(signum: int, _frame: FrameType | None) -> None:
