@@ -310,7 +310,7 @@ class Recorder:
             ),
             "screenshots": [m.model_dump() for m in self.buffer.meta()],
             "config": self.config.model_dump(),
-            # Entries evicted for room, per budget (repeats are not here: they are ``count``s).
+            # Events evicted for room, per budget (an entry's repeats included).
             "dropped": dict(self.timeline.dropped),
         }
 

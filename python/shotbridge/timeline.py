@@ -244,7 +244,7 @@ class Timeline:
     """Bounded, ordered entries of one host's session (see ``BUDGETS``, ``KEEP_FIRST``).
 
     Page events (errors, requests, the page's own URL changes) that repeat between two steps are
-    one entry with a ``count``; ``dropped`` counts, per budget, the entries evicted for room.
+    one entry with a ``count``; ``dropped`` counts, per budget, the events evicted for room.
     """
 
     def __init__(
@@ -307,7 +307,7 @@ class Timeline:
                 continue
             self.entries.remove(e)
             self.counts[kind] -= 1
-            self.dropped[kind] += 1
+            self.dropped[kind] += getattr(e, "count", 1)  # events, repeats included
             key = repeat_key(e)
             if key is not None and self._span.get(key) is e:
                 del self._span[key]

@@ -66,13 +66,17 @@ export function installListeners() {
     if (!info.url && info.status !== 'complete') return;
     const nav = {
       phase: info.status === 'complete' ? 'complete' : 'commit',
-      url: tab.url || info.url || '',
+      // The URL this event is about: by the time it is dispatched a pushState loop has moved on.
+      url: info.url || tab.url || '',
       title: tab.title || '',
       time: Date.now(),
     };
-    // One queue per tab: the verdicts are asked in turn, so the navigations keep their order.
+    // Asked at once, forwarded in turn: the navigations keep their order, and a burst of them
+    // waits one answer, not one per navigation.
+    const tracked = isTracked(tabId);
+    const verdict = tracked.then((yes) => (yes ? navVerdict(tabId, nav.url) : {}));
     const queued = (navQueues.get(tabId) || Promise.resolve()).then(async () => {
-      if (await isTracked(tabId)) forward('nav', tabId, { ...nav, ...(await navVerdict(tabId, nav.url)) });
+      if (await tracked) forward('nav', tabId, { ...nav, ...(await verdict) });
     });
     navQueues.set(tabId, queued);
     void queued.finally(() => {
