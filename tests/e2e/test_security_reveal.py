@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -100,3 +101,28 @@ def test_a_revealed_preset_value_is_masked_in_a_full_page_image(
 ) -> None:
     shot = asyncio.run(first_capture(browser, f"{site}/preset.html", full_page=True))
     assert green_pixels(shot["jpeg"]) == 0 and shot["masked"] >= 1, shot["masked"]
+
+
+def test_typing_into_a_revealed_kit_password_is_recorded_as_a_secret(
+    browser: HeadlessBrowser, site: str
+) -> None:
+    typed = "TypedKit55"
+
+    async def run() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+        shot = await first_capture(browser, f"{site}/shoelace.html")
+        async with await BusClient.connect(runtime_dir=browser.runtime_dir) as c:
+            act = {"action": "type", "selector": "#pw >>> input", "text": typed}
+            done = await c.request("interact", act, timeout=30)
+            deadline = time.monotonic() + 15  # the recorder writes a fill once typing pauses
+            while True:
+                timeline = await c.request("timeline", {}, timeout=10)
+                if any(e.get("kind") == "fill" for e in timeline["entries"]):
+                    return shot, done, timeline
+                assert time.monotonic() < deadline, timeline["entries"]
+                await asyncio.sleep(0.2)
+
+    shot, done, timeline = asyncio.run(run())
+    assert green_pixels(shot["jpeg"]) == 0
+    fills = [e for e in timeline["entries"] if e.get("kind") == "fill"]
+    assert fills and fills[-1]["secret"] and fills[-1]["value"] == "<redacted>", fills
+    assert typed not in json.dumps([done, timeline])
