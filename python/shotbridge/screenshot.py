@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+import weakref
 from collections.abc import Awaitable
 from typing import Any, Literal, Protocol
 
@@ -188,6 +189,20 @@ def _capture_args(args: ScreenshotArgs) -> dict[str, Any]:
     return out
 
 
+# A client session's own mask_selectors (configure), by the session's registry: every image
+# registered to the session is masked with them, whoever asked for it (automatic, raw CDP…).
+SESSION_MASKS: weakref.WeakKeyDictionary[ShotRegistry, Any] = weakref.WeakKeyDictionary()
+
+
+def _with_session_masks(raw_args: dict[str, Any], shots: ShotRegistry | None) -> dict[str, Any]:
+    config = SESSION_MASKS.get(shots) if shots is not None else None
+    extra = list(getattr(config, "mask_selectors", None) or [])
+    if not extra:
+        return raw_args
+    asked = list(raw_args.get("mask_selectors") or [])
+    return {**raw_args, "mask_selectors": list(dict.fromkeys([*asked, *extra]))}
+
+
 async def take(
     link: Link, raw_args: dict[str, Any], shots: ShotRegistry | None = None
 ) -> dict[str, Any]:
@@ -197,7 +212,7 @@ async def take(
     """
     from shotbridge import image  # the core loads only where pixels are handled
 
-    args = ScreenshotArgs.model_validate(raw_args)
+    args = ScreenshotArgs.model_validate(_with_session_masks(raw_args, shots))
     timeout = args.timeout_ms / 1000
     timings: dict[str, float] = {}
     t0 = time.perf_counter()

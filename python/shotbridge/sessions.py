@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from shotbridge.recording import Recorder
+from shotbridge.screenshot import SESSION_MASKS
 from shotbridge.shots import ShotRegistry
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,8 @@ class Session:
         self.conn = conn  # None for a named session: it outlives its clients
         self.shots = ShotRegistry(ids=ids)
         self.recorder = Recorder(link, self.shots)
+        # The session's masks go into every image it is given (its config holds no registry).
+        SESSION_MASKS[self.shots] = self.recorder.config
 
     @property
     def gone(self) -> bool:

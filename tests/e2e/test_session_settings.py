@@ -12,12 +12,15 @@ from __future__ import annotations
 import base64
 import io
 import json
+import os
 import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
-from mcp.types import TextContent
+from mcp.types import ImageContent, TextContent
 from PIL import Image, ImageStat
 
 from tests.mcp_stdio import McpSession
@@ -78,3 +81,28 @@ def test_masks_configured_before_the_browser_cover_the_first_pages_auto_shots(
     assert all(v < 40 for v in report_brightness), report_brightness
     assert shots and all(m["kept"] for m in shots)
     assert "078-05-1120" not in report
+
+
+def test_session_masks_cover_a_raw_cdp_screenshot_too(pages_url: str, tmp_path: Path) -> None:
+    """Every image of the session, not only the tools' own: raw ``Page.captureScreenshot``
+    (allowed by the user) goes through the host's pipeline, and gets the session's masks there."""
+    env = {
+        "SHOTBRIDGE_CONFIG_DIR": str(tmp_path / "config"),
+        "SHOTBRIDGE_SCREENSHOT_DIR": str(tmp_path / "shots"),
+    }
+    on = subprocess.run(
+        [sys.executable, "-m", "shotbridge", "config", "allow-cdp", "on"],
+        capture_output=True, text=True, timeout=30, env={**os.environ, **env},
+    )  # fmt: skip
+    assert on.returncode == 0, on.stderr
+    args = ("--browser", "headless", "--window-size", "1280x800", "--cooldown", "0", "--allow-cdp")
+    with McpSession(*args, env=env) as s:
+        _text(s.call("configure", {"action": "capture",
+                                   "settings": {"mask_selectors": [".ssn"]}}))  # fmt: skip
+        _text(s.call("interact", {"action": "navigate", "url": f"{pages_url}/mcp/ssn_error.html"}))
+        r = s.call("interact", {"action": "cdp", "method": "Page.captureScreenshot"})
+        assert not r.is_error, r.content
+        (image,) = [b for b in r.content if isinstance(b, ImageContent)]
+    assert _box_brightness(base64.b64decode(image.data)) < 40
+    files = sorted((tmp_path / "shots").glob("*.jpg"))
+    assert files and all(_box_brightness(f.read_bytes()) < 40 for f in files)
