@@ -222,6 +222,22 @@ class AnimatedSecrets extends ShotError {
   }
 }
 
+/**
+ * A secret moved (by script, or an animation it started) while a visible-area capture was taken:
+ * the last frame shown may be from any moment of that motion, so no mask can be vouched for.
+ */
+class MovingSecrets extends ShotError {
+  constructor() {
+    super(Code.CAPTURE_FAILED,
+      'A secret field on this page moved while it was being captured, and a visible-area capture cannot ' +
+      'be sure to mask it (it reads the last frame shown); no image was taken. Use method "cdp" (or "auto").');
+  }
+}
+
+/** The page's script kept the secret watch past its time limit: its masks cannot be vouched for. */
+const WATCH_EXPIRED = 'No image was taken: the capture outlasted the watch that follows secret fields in motion ' +
+  '(60 s), so its masks could not be vouched for. Try again.';
+
 /** The page moved on (another document) mid-capture: try again, up to MAX_ATTEMPTS. */
 class Moved extends ShotError {
   /** @param {string} why */
@@ -534,13 +550,15 @@ async function cdpAttempt(ctx, tabId, active, a, timings, dbg, attempt) {
     timings.image_at = epochMs(); // Chrome has handed us the pixels
     // One image, one document: the same document (loader and page-side id), URL and scroll
     // before and after the pixels, or the masks may describe another page. The second probe's
-    // masks are added too (a field moved by script lands in one of the two).
+    // masks are added too: they hold every place a secret took since the first one (the page
+    // watched each DOM change, scroll, new animation and frame in between).
     ctx.step = 'check the document after capture';
     const [loaderAfter, post, after] = await Promise.all([
       loaderOf(dbg),
       timed(timings, 'masks', probe(tabId, null, a.mask_selectors, { thaw: true })),
       timed(timings, 'metrics', dbg.send('Page.getLayoutMetrics')),
     ]);
+    if (post.watch_expired) throw new ShotError(Code.CAPTURE_FAILED, WATCH_EXPIRED);
     const why = loader !== loaderAfter ? 'the page navigated to another document'
       : !sameViewport(metrics, after) ? 'the page scrolled or resized' : documentMismatch(pre, post);
     if (why) {
@@ -670,6 +688,11 @@ async function captureVisible(ctx, tab, a, timings, why) {
     if (moved) throw refuse(/** @type {Moved} */ (moved).why);
     if (failed) throw failed;
     if (post instanceof Error) throw post;
+    if (post.watch_expired) throw new ShotError(Code.CAPTURE_FAILED, WATCH_EXPIRED);
+    // Script moved a secret between the probes (timers, rAF, a scrolled box, a new transition):
+    // unlike a fresh CDP frame, the frame read here may be from any moment of that motion, so
+    // "visible" refuses and "auto" hands over to CDP, which masks every place the secret took.
+    if (post.moved) throw new MovingSecrets();
     const mismatch = documentMismatch(pre, post);
     if (mismatch) {
       if (attempt >= MAX_ATTEMPTS) throw refuse(mismatch);

@@ -201,6 +201,126 @@
     return L.rect({ x: x0, y: y0, width: x1 - x0, height: y1 - y0 });
   }
 
+  // Script moves secrets too: timers, requestAnimationFrame, a scrolled container, a toggled
+  // transition. Chrome offers no reversible way to stop a page's script clock (measured: CDP
+  // virtual time leaves Date and performance.now on a virtual clock for good and still runs rAF;
+  // Debugger.pause inside rAF stalls the screenshot; a frozen lifecycle state is ignored for a
+  // visible page). So from the probe before the pixels to the one after, every state the page
+  // takes is measured: after each task that mutates the DOM (MutationObserver), each scroll, each
+  // new transition or animation (paused at once, like those found first), each frame and right
+  // after it. The masks then cover each secret's box around all of them.
+  const WATCH_MAX_MS = 60_000; // a capture that never came back (worker gone) stops the watch
+  const FRAME_WAIT_MS = 150; // bound on waiting for frames: background tabs get none
+
+  /**
+   * @typedef {{measure: () => Found, boxes: Map<Element, any[]>, first: Map<Element, string>,
+   *   paths: Map<string, object>, frames: Map<string, object>, moved: boolean, expired: boolean, stop: () => void}} Watch
+   */
+  /** @type {Watch | null} */
+  let watch = null;
+
+  /** @param {any} r */
+  const keyOf = (r) => `${r.x},${r.y},${r.width},${r.height}`;
+
+  /**
+   * Add one measurement (and the path of any animation that started since) to the watch.
+   * @param {Watch} w
+   */
+  function record(w) {
+    const found = w.measure();
+    const before = frozen.length;
+    freeze(found.docs);
+    if (frozen.length > before) {
+      w.moved = true;
+      for (const r of sweep(w.measure)) w.paths.set(keyOf(r), r);
+    }
+    found.elements.forEach((el, i) => {
+      const rects = found.perElement[i];
+      const key = rects.map(keyOf).join(' ');
+      if (!w.first.has(el)) w.first.set(el, key);
+      else if (w.first.get(el) !== key) w.moved = true;
+      if (rects.length) w.boxes.set(el, (w.boxes.get(el) || []).concat(rects));
+    });
+    for (const r of found.opaqueFrames) w.frames.set(keyOf(r), r);
+  }
+
+  /**
+   * Start measuring every state of the secrets of `docs` until stopWatch().
+   * @param {() => Found} measure
+   * @param {Document[]} docs
+   */
+  function startWatch(measure, docs) {
+    stopWatch();
+    /** @type {Watch} */
+    const w = { measure, boxes: new Map(), first: new Map(), paths: new Map(), frames: new Map(), moved: false, expired: false, stop: () => {} };
+    const onChange = () => {
+      if (watch === w && !w.expired) record(w);
+    };
+    const observer = new MutationObserver(onChange);
+    const opts = { attributes: true, childList: true, characterData: true, subtree: true };
+    const listened = [];
+    for (const doc of docs) {
+      for (const root of L.allRoots(doc, true)) observer.observe(root, opts);
+      for (const type of ['scroll', 'transitionrun', 'animationstart', 'resize']) {
+        doc.addEventListener(type, onChange, { capture: true, passive: true });
+        listened.push([doc, type]);
+      }
+    }
+    // Each frame and just after it: what script set in a rAF callback that ran after ours.
+    const channel = new MessageChannel();
+    channel.port1.onmessage = onChange;
+    let raf = 0;
+    const tick = () => {
+      if (watch !== w || w.expired) return;
+      onChange();
+      channel.port2.postMessage(0);
+      raf = requestAnimationFrame(tick);
+    };
+    raf = requestAnimationFrame(tick);
+    // Left on, the watch would keep the page's animations paused: it ends itself, and the probe
+    // after the pixels then refuses the image (it can no longer vouch for the masks).
+    const timer = setTimeout(() => {
+      w.expired = true;
+      w.stop();
+      thaw();
+    }, WATCH_MAX_MS);
+    w.stop = () => {
+      observer.disconnect();
+      for (const [doc, type] of listened) doc.removeEventListener(type, onChange, { capture: true });
+      cancelAnimationFrame(raf);
+      channel.port1.close();
+      clearTimeout(timer);
+    };
+    watch = w;
+    record(w);
+  }
+
+  /**
+   * Stop the watch. Its boxes: one per secret around every place it was seen, and the paths of
+   * animations that began meanwhile; its frames: every place a frame it cannot see into took.
+   */
+  function stopWatch() {
+    const w = watch;
+    watch = null;
+    if (!w) return null;
+    w.stop();
+    const boxes = [...w.boxes.values()].map(hull).concat([...w.paths.values()]);
+    return { boxes, frames: [...w.frames.values()], moved: w.moved, expired: w.expired };
+  }
+
+  /**
+   * Resolves after two frames (the first one may have been committed before the watch began),
+   * or after FRAME_WAIT_MS.
+   */
+  const twoFrames = () =>
+    new Promise((resolve) => {
+      const timer = setTimeout(resolve, FRAME_WAIT_MS);
+      requestAnimationFrame(() => requestAnimationFrame(() => {
+        clearTimeout(timer);
+        resolve(undefined);
+      }));
+    });
+
   function thaw() {
     const list = frozen;
     frozen = [];
@@ -215,6 +335,7 @@
 
   // Resume what a probe paused, after a capture attempt that ended early.
   L.thawAnimations = () => {
+    stopWatch();
     thaw();
     return true;
   };
@@ -234,14 +355,27 @@
       collect(document, 0, 0, found, 0, secret.selector);
       return found;
     };
+    const isTop = window === window.top;
     let out = measure();
     if (args && args.freeze && out.elements.length) {
       freeze(out.docs);
       out = measure();
       if (frozen.length) out.masks = out.masks.concat(sweep(measure));
     }
-    if (args && args.thaw) thaw();
-    const isTop = window === window.top;
+    // The top frame measures its own and its same-origin frames' secrets (and the cross-origin
+    // frames it may have to mask whole), so it alone watches them move.
+    const watching = !!(args && args.freeze && isTop && (out.elements.length || out.opaqueFrames.length));
+    if (watching) startWatch(measure, out.docs);
+    /** @type {{boxes: object[], frames: object[], moved: boolean, expired: boolean} | null} */
+    let watched = null;
+    if (args && args.thaw) {
+      watched = stopWatch();
+      thaw();
+      if (watched) {
+        out.masks = out.masks.concat(watched.boxes);
+        out.opaqueFrames = out.opaqueFrames.concat(watched.frames);
+      }
+    }
     // A frame its parent cannot reach into (cross-origin) must be masked whole when it has secrets.
     let reachable = false;
     try {
@@ -261,7 +395,7 @@
         target = { rect: L.rect(r) };
       }
     }
-    return {
+    const answer = {
       isTop,
       ...L.pageHeader(),
       document_id: L.documentId,
@@ -279,6 +413,13 @@
       masks: out.masks,
       opaqueFrames: out.opaqueFrames,
       hasSecrets: out.masks.length > 0,
+      // From the probe before the pixels: whether a secret moved (or began an animation), and
+      // whether the watch ran out before this probe (then its masks cannot be vouched for).
+      moved: !!watched?.moved,
+      watch_expired: !!watched?.expired,
     };
+    // Before the pixels: let two frames pass, so the image is not of a frame committed before
+    // the watch began.
+    return watching ? twoFrames().then(() => answer) : answer;
   };
 })();
