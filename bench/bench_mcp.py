@@ -492,6 +492,8 @@ STAGES: list[tuple[str, str]] = [
     ("MCP client → extension starts (stdio, MCP server, bus, host, native messaging)", "request"),
     ("extension: debugger attach (reused: ~0)", "ext_attach"),
     ("extension: before the capture (probe, layout metrics, loader id)", "pre"),
+    ("  same, calls that took the cdp path", "pre_cdp"),
+    ("  same, calls that took the visible path (captureVisibleTab)", "pre_visible"),
     ("Chrome's own capture (Page.captureScreenshot / captureVisibleTab)", "capture"),
     ("extension: after the capture (probe, identity checks)", "post"),
     ("native messaging + host parse (extension → host `screenshot`)", "native"),
@@ -523,6 +525,9 @@ def stage_rows(stamps: list[dict[str, Any]], series: Series) -> dict[str, Any]:
         add("request", g("ext_start_at"), sent)
         add("ext_attach", g("ext_attach", 0.0))
         add("pre", g("ext_shoot_at"), g("ext_start_at"))
+        method = str(st.get("method", "?"))
+        if method in ("cdp", "visible"):
+            add(f"pre_{method}", g("ext_shoot_at"), g("ext_start_at"))
         add("capture", g("ext_image_at"), g("ext_shoot_at"))
         add("post", g("ext_return_at"), g("ext_image_at"))
         add("native", g("host_got_at"), g("ext_return_at"))
@@ -532,7 +537,7 @@ def stage_rows(stamps: list[dict[str, Any]], series: Series) -> dict[str, Any]:
         add("mcp", got, g("mcp_got_at"))
         add("overhead", got, g("ext_image_at"))
         add("overhead_tool", g("mcp_return_at"), g("ext_image_at"))
-        methods.append(str(st.get("method", "?")))
+        methods.append(method)
     counts = ", ".join(f"{k} ×{n}" for k, n in sorted(Counter(methods).items()))
     return {key: statistics.median(v) if v else float("nan") for key, v in per.items()} | {
         "n": len(methods),
