@@ -557,6 +557,10 @@ def faster_peer(r: PageResult) -> tuple[str, dict[str, Any]]:
     return ("Playwright", pw) if pw["p50"] <= cdt["p50"] else ("DevTools", cdt)
 
 
+def ms(value: float) -> str:
+    return "—" if value != value else f"{value:.1f}"  # NaN: no call took that path
+
+
 def ok(cond: bool) -> str:
     return "met" if cond else "**NOT met**"
 
@@ -623,7 +627,8 @@ def stage_table(results: list[PageResult]) -> list[str]:
         "|---|" + "---:|" * len(results),
     ]
     for label, key in STAGES:
-        lines.append(f"| {label} | " + " | ".join(f"{r.stages[key]:.1f}" for r in results) + " |")
+        cells = (ms(r.stages[key]) for r in results)
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
     lines.append(
         "| capture paths taken | " + " | ".join(r.stages["methods"] for r in results) + " |"
     )
