@@ -85,7 +85,8 @@ class SettingsSync:
         self.inner = inner
         self.state = state
         self.recording_set = False  # auto_screenshot/network were configured: they travel too
-        self._synced: tuple[int, int | None] | None = None
+        # The link last given the settings (held, so no new link can reuse its id) and its host.
+        self._synced: tuple[Any, int | None] | None = None
         self._lock = asyncio.Lock()
 
     def host_settings(self) -> dict[str, Any]:
@@ -127,12 +128,12 @@ class SettingsSync:
             log.info("capture settings given to the host (%s)", ", ".join(self.host_settings()))
 
     @staticmethod
-    def _host(link: Any) -> tuple[int, int | None] | None:
+    def _host(link: Any) -> tuple[Any, int | None] | None:
         """Which host a link reaches: the link object, and the host's pid where known."""
         if link is None:
             return None
         peer = getattr(link, "peer", None)
-        return id(link), (peer().pid if peer is not None else None)
+        return link, (peer().pid if peer is not None else None)
 
     def __getattr__(self, attr: str) -> Any:
         return getattr(self.inner, attr)
