@@ -163,11 +163,19 @@
   /** @param {Node} root */
   function watchParsed(root) {
     if (!parserObserver) {
+      /** @param {Node | null} n */
+      const check = (n) => {
+        const sr = n && n.nodeType === 1 ? shadowOf(/** @type {Element} */ (n)) : null;
+        if (sr) watch(sr);
+      };
       parserObserver = new MutationObserver((records) => {
         for (const m of records) {
+          // The parser may pause between a host and its <template>: the host is then met again
+          // as the parent of its next child, or as the sibling before the next element.
+          check(m.target);
           for (const n of m.addedNodes) {
-            const sr = n.nodeType === 1 ? shadowOf(/** @type {Element} */ (n)) : null;
-            if (sr) watch(sr);
+            check(n);
+            check(n.previousSibling);
           }
         }
       });
@@ -289,7 +297,7 @@
       for (let i = 0; i < roots.length; i++) {
         for (const el of roots[i].querySelectorAll('*')) {
           const sr = shadowOf(el);
-          if (sr && !watched.has(sr)) roots.push(sr);
+          if (sr) roots.push(sr);
         }
         watch(roots[i]);
       }
