@@ -282,9 +282,13 @@ async def timed(
     return elapsed, result, (sent, epoch_ms())
 
 
+class BenchError(RuntimeError):
+    """A call the bench needs failed: that page is reported as failed, the others go on."""
+
+
 def check(result: CallToolResult, what: str) -> CallToolResult:
     if result.is_error:
-        raise SystemExit(f"{what} failed: {result.content}")
+        raise BenchError(f"{what} failed: {str(result.content)[:500]}")
     return result
 
 
@@ -429,7 +433,12 @@ async def bench_page(
     for i in range(args.warmup + args.runs):
         k = i % len(calls)
         for series, call in calls[k:] + calls[:k]:  # rotated: nobody always goes first
-            elapsed, result, sent_got = await call()
+            try:
+                elapsed, result, sent_got = await call()
+            except Exception as exc:  # a timeout or a dropped server: counted, not fatal
+                if i >= args.warmup:
+                    series.errors.append(f"{type(exc).__name__}: {exc}"[:300])
+                continue
             if i >= args.warmup:
                 series.record(elapsed, result, sent_got)
         if i == args.warmup - 1:
@@ -471,15 +480,21 @@ async def run(
                 await ours.call_tool("configure", {"action": "capture", "settings": settings}),
                 "configure",
             )
-            info["load"] = [os.getloadavg()]
+            info["load"] = os.getloadavg()
+            info["load_after"] = {}
             t0 = time.perf_counter()
             for name in names:
                 print(f"{name} …", file=sys.stderr, flush=True)
                 url = page_url(base, cross, name)
-                result = await bench_page((ours, pw, cdt), name, url, args, stages_log, info)
+                try:
+                    result = await bench_page((ours, pw, cdt), name, url, args, stages_log, info)
+                except Exception as exc:
+                    info.setdefault("failed", {})[name] = f"{type(exc).__name__}: {exc}"[:500]
+                    print(f"{name} failed: {exc}", file=sys.stderr)
+                    continue
                 results.append(result)
-                info["load"].append(os.getloadavg())
-                if name == names[0]:
+                info["load_after"][name] = os.getloadavg()
+                if "viewport" not in info:
                     page = json.loads(
                         check(await ours.call_tool("observe", {}), "observe").content[0].text
                     )
@@ -569,8 +584,8 @@ def header(results: list[PageResult], info: dict[str, Any], args: argparse.Names
     chromium = subprocess.run(
         [CHROMIUM, "--version"], capture_output=True, text=True
     ).stdout.strip()
-    loads = info["load"]
-    during = ", ".join(f"{r.name} {lo[0]:.1f}" for r, lo in zip(results, loads[1:], strict=True))
+    start = info["load"]
+    during = ", ".join(f"{name} {lo[0]:.1f}" for name, lo in info["load_after"].items())
     vp = info.get("viewport", {"width": float("nan"), "height": float("nan")})
     names = ",".join(r.name for r in results)
     return [
@@ -579,7 +594,7 @@ def header(results: list[PageResult], info: dict[str, Any], args: argparse.Names
         "",
         f"`python bench/bench_mcp.py --pages {names} --runs {args.runs} --warmup {args.warmup}` "
         f"on {time.strftime('%Y-%m-%d %H:%M %Z')}, {platform.machine()} × {os.cpu_count()} CPUs, "
-        f"shared with other work: load average {loads[0][0]:.1f} / {loads[0][1]:.1f} (1 / 5 min) "
+        f"shared with other work: load average {start[0]:.1f} / {start[1]:.1f} (1 / 5 min) "
         f"at the start; 1-min load after each page: {during}. The whole run took "
         f"{info['elapsed_s'] / 60:.1f} min. {chromium}, @playwright/mcp "
         f"{_version(PEER_CLI.parent / 'package.json')}, chrome-devtools-mcp "
@@ -790,6 +805,10 @@ def markdown(results: list[PageResult], info: dict[str, Any], args: argparse.Nam
     lines += tools_lines(info)
     lines += targets(results, info, ctx)
     lines += details_table(results)
+    if failed := info.get("failed"):
+        lines += ["## Pages that could not be measured", ""]
+        lines += [f"- {page}: `{why}`" for page, why in failed.items()]
+        lines.append("")
     errors = [(r.name, s, e) for r in results for s, errs in r.errors.items() for e in errs[:3]]
     if errors:
         lines += ["## Errors (first three per series)", ""]
@@ -831,6 +850,8 @@ def main() -> None:
         for series, errs in r.errors.items():
             for err in errs[:3]:
                 print(f"{r.name}, {series}: {err}", file=sys.stderr)
+    if not results:
+        sys.exit(f"no page could be measured: {info.get('failed')}")
     report = markdown(results, info, args)
     print(report)
     args.out.write_text(report)
