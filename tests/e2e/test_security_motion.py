@@ -40,11 +40,13 @@ def test_the_visible_tab_path_never_leaks_a_secret_moved_by_script(
     browser: HeadlessBrowser, pages_url: str, kind: str
 ) -> None:
     url = f"{pages_url}/security/motion/{kind}.html"
-    for method in ("visible", "auto"):
-        outcomes, leaks = asyncio.run(_captures(browser, url, 10, {"method": method}))
+    # "visible" reads the last frame shown, which may be from any moment of the motion: it
+    # refuses; "auto" hands the capture over to CDP.
+    for method, n in (("visible", 6), ("auto", 10)):
+        outcomes, leaks = asyncio.run(_captures(browser, url, n, {"method": method}))
         print(f"{kind} ({method}) outcomes:", dict(outcomes))
-        assert leaks == [], f"{kind} via {method}: {len(leaks)} of 10 leaked: {leaks} ({outcomes})"
-        if method == "auto":  # hands the moving secret over to CDP
+        assert leaks == [], f"{kind} via {method}: {len(leaks)} of {n} leaked: {leaks} ({outcomes})"
+        if method == "auto":
             assert outcomes["image via cdp"] >= 9, outcomes
 
 
