@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-import weakref
 from collections.abc import Awaitable
 from typing import Any, Literal, Protocol
 
@@ -189,14 +188,8 @@ def _capture_args(args: ScreenshotArgs) -> dict[str, Any]:
     return out
 
 
-# A client session's own mask_selectors (configure), by the session's registry: every image
-# registered to the session is masked with them, whoever asked for it (automatic, raw CDP…).
-SESSION_MASKS: weakref.WeakKeyDictionary[ShotRegistry, Any] = weakref.WeakKeyDictionary()
-
-
 def _with_session_masks(raw_args: dict[str, Any], shots: ShotRegistry | None) -> dict[str, Any]:
-    config = SESSION_MASKS.get(shots) if shots is not None else None
-    extra = list(getattr(config, "mask_selectors", None) or [])
+    extra = shots.session_masks() if shots is not None else []
     if not extra:
         return raw_args
     asked = list(raw_args.get("mask_selectors") or [])

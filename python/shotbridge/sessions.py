@@ -25,7 +25,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from shotbridge.recording import Recorder
-from shotbridge.screenshot import SESSION_MASKS
 from shotbridge.shots import ShotRegistry
 
 log = logging.getLogger(__name__)
@@ -44,8 +43,7 @@ class Session:
         self.conn = conn  # None for a named session: it outlives its clients
         self.shots = ShotRegistry(ids=ids)
         self.recorder = Recorder(link, self.shots)
-        # The session's masks go into every image it is given (its config holds no registry).
-        SESSION_MASKS[self.shots] = self.recorder.config
+        self.shots.session_masks = lambda: list(self.recorder.config.mask_selectors)
 
     @property
     def gone(self) -> bool:

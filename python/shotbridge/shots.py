@@ -27,7 +27,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from pydantic import Field
@@ -93,6 +93,9 @@ class ShotRegistry:
         # Sessions of one host share ``ids`` so a screenshot_id names one image host-wide.
         self._ids = ids if ids is not None else itertools.count(1)
         self._shots: OrderedDict[int, Shot] = OrderedDict()
+        # The owning session's own mask_selectors (configure): every image registered here is
+        # masked with them, whoever asked for it (automatic, raw CDP…).
+        self.session_masks: Callable[[], list[str]] = list
 
     def add(self, **fields: Any) -> Shot:
         shot = Shot.model_validate({**fields, "id": next(self._ids)})
