@@ -28,6 +28,9 @@
   const MAX_NAV_VERDICTS = 2000;
   const TEXT_TYPES = new Set(['', 'text', 'email', 'tel', 'url', 'search', 'password', 'number',
     'date', 'datetime-local', 'month', 'time', 'week']);
+  // Fields document.execCommand can type into (date/time fields it cannot, and typing into them
+  // fires no beforeinput): only there must a trusted beforeinput vouch for an input event.
+  const SCRIPT_TYPABLE = new Set(['', 'text', 'email', 'tel', 'url', 'search', 'password', 'number']);
   // Roles Playwright's getByRole understands for the elements users act on.
   const ROLE_CANDIDATES = 'button, a[href], input, select, textarea, summary, [role], [contenteditable]';
 
@@ -48,6 +51,12 @@
   function isSecret(el) {
     if (L.secrets) return L.secrets.isSecret(el);
     return el.localName === 'input' || el.localName === 'textarea' || el.localName === 'select';
+  }
+
+  /** @param {Element} el */
+  function scriptTypable(el) {
+    if (el.localName === 'input') return SCRIPT_TYPABLE.has((el.getAttribute('type') || '').toLowerCase());
+    return true; // textarea, contenteditable
   }
 
   /** @param {Element} el */
@@ -209,7 +218,7 @@
     const el = /** @type {Element} */ (e.composedPath()[0] || e.target);
     const typed = el === typedInto;
     typedInto = null;
-    if (!typed || !(el instanceof Element) || !isTextField(el)) return;
+    if (!(el instanceof Element) || !isTextField(el) || (!typed && scriptTypable(el))) return;
     gesture(false);
     const previous = typing.get(el);
     if (previous !== undefined) clearTimeout(previous);
