@@ -179,6 +179,11 @@
     if (submits) submitGesture = t;
   }
 
+  // Some routers change the URL on mousedown, before the click.
+  window.addEventListener('pointerdown', (e) => {
+    if (e.isTrusted) gesture(false);
+  }, true);
+
   /** Whether a gesture noted at `at` (0: used up) is recent enough to count. */
   function fresh(/** @type {number} */ at, /** @type {number} */ window_) {
     return at > 0 && performance.now() - at <= window_;
