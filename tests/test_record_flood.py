@@ -145,6 +145,15 @@ NAV_TABLE: list[tuple[str, list[tuple[str, dict[str, Any]]], list[tuple[str, boo
         [(URL, False, 1, True), (f"{URL}#x", False, 1, False)],
     ),
     (
+        "the completion of the tool's #fragment joins its step, whatever the page said",
+        [
+            ("action", act()),
+            ("nav", nav(f"{URL}#x", by_page=True, origin="tool")),
+            ("nav", nav(f"{URL}#x", "complete", by_page=True, origin="tool")),
+        ],
+        [(f"{URL}#x", False, 1, True)],
+    ),
+    (
         "once the tool's request made a load, the page's URL changes are the page's",
         [("nav", nav(origin="tool")), ("nav", nav(f"{URL}?boot", by_page=True, origin="tool"))],
         [(URL, False, 1, False), (f"{URL}?boot", True, 1, False)],

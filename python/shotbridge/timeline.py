@@ -328,7 +328,10 @@ class Timeline:
                 # The tool asked for a same-document URL (a #fragment): its step. Once its
                 # request made a load, what the page does with the URL next is the page's.
                 entry.by_page = False
-            merged = self._page_nav(entry) if entry.by_page else self._merge_nav(entry)
+            # A load's completion joins the latest navigation of its URL, whoever made it.
+            merged = self._merge_nav(entry) if entry.complete or not entry.by_page else None
+            if merged is None and entry.by_page:
+                merged = self._page_nav(entry)
             if merged is not None:
                 return merged
         return self._repeat(entry) or self.add(entry)

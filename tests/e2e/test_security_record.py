@@ -160,6 +160,46 @@ def test_a_page_cannot_flood_the_record_with_submits_urls_or_errors(
     assert "FIRST-REAL-ERROR" in bug.splitlines()[0], bug[:400]
 
 
+def test_url_changes_a_gesture_or_the_tool_made_stay_steps(
+    browser: HeadlessBrowser, pages_url: str
+) -> None:
+    """Next to a page that rewrites its URL on its own, the route change of a click, a fragment
+    link, the tool's own #fragment and the tool's back are steps; the ticker's are one entry."""
+    url = f"{pages_url}/security/routes.html"
+
+    async def run() -> list[dict[str, Any]]:
+        async with await BusClient.connect(runtime_dir=browser.runtime_dir) as c:
+
+            async def act(**args: Any) -> dict[str, Any]:
+                return await c.request("interact", args, timeout=30)
+
+            def ticks(es: list[dict[str, Any]]) -> int:
+                return sum(e["count"] for e in es if e["type"] == "nav" and e["by_page"])
+
+            await act(action="navigate", url=url)
+            await _until(c, lambda es: ticks(es) >= 5, "the ticker's URL changes")
+            await act(action="click", selector="#route")  # stops the ticker, pushes ?view=2
+            await act(action="click", selector="#details")
+            await act(action="navigate", url=f"{url}?view=2#top")
+            await act(action="back")
+            return await _until(c, lambda es: len(steps_of(es)) >= 5, "the tool's back")
+
+    def steps_of(es: list[dict[str, Any]]) -> list[str]:
+        return [e["url"].removeprefix(url) for e in es if e["type"] == "nav" and not e["by_page"]]
+
+    entries = asyncio.run(run())
+    navs = [e for e in entries if e["type"] == "nav"]
+    steps = steps_of(entries)
+    assert steps == ["", "?view=2", "?view=2#details", "?view=2#top", "?view=2#details"], navs
+    page = [n for n in navs if n["by_page"]]
+    assert len(page) == 1 and page[0]["count"] >= 5 and "?tick=" in page[0]["url"], page
+    session = Session.from_export({"entries": entries})
+    spec = playwright.generate_test_spec(session)
+    assert "?tick=" not in spec, spec
+    assert spec.count(".goto(") == 3, spec  # the tool's: the load, #top, back (to #details)
+    assert spec.count("waitForURL") == 2, spec  # the click's route change, the link's fragment
+
+
 def test_a_field_that_was_ever_secret_stays_secret(
     browser: HeadlessBrowser, pages_url: str
 ) -> None:
