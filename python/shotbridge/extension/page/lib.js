@@ -33,6 +33,17 @@
     scroll: L.scroll(),
   });
 
+  // The only elements a shadow root can be attached to, by script or by the parser (the DOM
+  // standard's "valid shadow host name"), besides custom elements (a hyphen in the name). Asking
+  // Chrome about a closed root is an extension-API call per element (≈ 1.3 µs, 1.4 ms on a
+  // 1 000-element grid); for any other element the answer is known to be none.
+  const SHADOW_HOSTS = new Set(['article', 'aside', 'blockquote', 'body', 'div', 'footer', 'h1', 'h2', 'h3', 'h4',
+    'h5', 'h6', 'header', 'main', 'nav', 'p', 'section', 'span']);
+  const HTML_NS = 'http://www.w3.org/1999/xhtml';
+
+  /** Whether `el` may host a shadow root at all. @param {Element} el */
+  L.canHostShadow = (el) => el.namespaceURI === HTML_NS && (SHADOW_HOSTS.has(el.localName) || el.localName.includes('-'));
+
   /**
    * Shadow root of `el`; closed ones only where Chrome lets extensions see them (chrome.dom).
    * @param {Element} el
@@ -41,7 +52,7 @@
    */
   L.shadowRootOf = (el, closed) => {
     if (el.shadowRoot) return el.shadowRoot;
-    if (closed && typeof chrome !== 'undefined' && chrome.dom && chrome.dom.openOrClosedShadowRoot) {
+    if (closed && L.canHostShadow(el) && typeof chrome !== 'undefined' && chrome.dom && chrome.dom.openOrClosedShadowRoot) {
       try {
         return chrome.dom.openOrClosedShadowRoot(/** @type {HTMLElement} */ (el)) || null;
       } catch {

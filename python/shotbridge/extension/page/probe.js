@@ -58,7 +58,8 @@
   }
 
   /**
-   * @typedef {{masks: object[], opaqueFrames: object[], elements: Element[], perElement: object[][], docs: Document[]}} Found
+   * @typedef {{masks: object[], opaqueFrames: object[], elements: Element[], perElement: object[][], docs: Document[],
+   *   roots: (Document | ShadowRoot)[]}} Found
    */
 
   /**
@@ -73,6 +74,7 @@
   function collect(doc, ox, oy, out, depth, selector) {
     out.docs.push(doc);
     for (const root of L.allRoots(doc, true)) {
+      out.roots.push(root);
       for (const el of secretsIn(root, selector)) {
         out.elements.push(el);
         const rects = [];
@@ -210,7 +212,6 @@
   // new transition or animation (paused at once, like those found first), each frame and right
   // after it. The masks then cover each secret's box around all of them.
   const WATCH_MAX_MS = 60_000; // a capture that never came back (worker gone) stops the watch
-  const FRAME_WAIT_MS = 150; // bound on waiting for frames: background tabs get none
 
   /**
    * @typedef {{measure: () => Found, boxes: Map<Element, any[]>, first: Map<Element, string>,
@@ -225,9 +226,10 @@
   /**
    * Add one measurement (and the path of any animation that started since) to the watch.
    * @param {Watch} w
+   * @param {Found} [now] a measurement just taken (in this same task), instead of a new one
    */
-  function record(w) {
-    const found = w.measure();
+  function record(w, now) {
+    const found = now || w.measure();
     const before = frozen.length;
     freeze(found.docs);
     if (frozen.length > before) {
@@ -247,9 +249,9 @@
   /**
    * Start measuring every state of the secrets of `docs` until stopWatch().
    * @param {() => Found} measure
-   * @param {Document[]} docs
+   * @param {Found} found its result just now (same task): the roots and documents to watch
    */
-  function startWatch(measure, docs) {
+  function startWatch(measure, found) {
     stopWatch();
     /** @type {Watch} */
     const w = { measure, boxes: new Map(), first: new Map(), paths: new Map(), frames: new Map(), moved: false, expired: false, stop: () => {} };
@@ -259,8 +261,8 @@
     const observer = new MutationObserver(onChange);
     const opts = { attributes: true, childList: true, characterData: true, subtree: true };
     const listened = [];
-    for (const doc of docs) {
-      for (const root of L.allRoots(doc, true)) observer.observe(root, opts);
+    for (const root of found.roots) observer.observe(root, opts);
+    for (const doc of found.docs) {
       for (const type of ['scroll', 'transitionrun', 'animationstart', 'resize']) {
         doc.addEventListener(type, onChange, { capture: true, passive: true });
         listened.push([doc, type]);
@@ -292,7 +294,7 @@
       clearTimeout(timer);
     };
     watch = w;
-    record(w);
+    record(w, found);
   }
 
   /**
@@ -307,19 +309,6 @@
     const boxes = [...w.boxes.values()].map(hull).concat([...w.paths.values()]);
     return { boxes, frames: [...w.frames.values()], moved: w.moved, expired: w.expired };
   }
-
-  /**
-   * Resolves after two frames (the first one may have been committed before the watch began),
-   * or after FRAME_WAIT_MS.
-   */
-  const twoFrames = () =>
-    new Promise((resolve) => {
-      const timer = setTimeout(resolve, FRAME_WAIT_MS);
-      requestAnimationFrame(() => requestAnimationFrame(() => {
-        clearTimeout(timer);
-        resolve(undefined);
-      }));
-    });
 
   function thaw() {
     const list = frozen;
@@ -351,7 +340,7 @@
     if ('error' in secret) return { isTop: window === window.top, error: secret.error };
     const measure = () => {
       /** @type {Found} */
-      const found = { masks: [], opaqueFrames: [], elements: [], perElement: [], docs: [] };
+      const found = { masks: [], opaqueFrames: [], elements: [], perElement: [], docs: [], roots: [] };
       collect(document, 0, 0, found, 0, secret.selector);
       return found;
     };
@@ -359,13 +348,16 @@
     let out = measure();
     if (args && args.freeze && out.elements.length) {
       freeze(out.docs);
-      out = measure();
-      if (frozen.length) out.masks = out.masks.concat(sweep(measure));
+      // Paused where they were: measured again, with the path of each paused animation.
+      if (frozen.length) {
+        out = measure();
+        out.masks = out.masks.concat(sweep(measure));
+      }
     }
     // The top frame measures its own and its same-origin frames' secrets (and the cross-origin
     // frames it may have to mask whole), so it alone watches them move.
     const watching = !!(args && args.freeze && isTop && (out.elements.length || out.opaqueFrames.length));
-    if (watching) startWatch(measure, out.docs);
+    if (watching) startWatch(measure, out);
     /** @type {{boxes: object[], frames: object[], moved: boolean, expired: boolean} | null} */
     let watched = null;
     if (args && args.thaw) {
@@ -417,9 +409,11 @@
       // whether the watch ran out before this probe (then its masks cannot be vouched for).
       moved: !!watched?.moved,
       watch_expired: !!watched?.expired,
+      // The watch began with this probe. Chrome's CDP capture renders a new frame, after it; a
+      // visible-area capture reads the last frame shown, which may predate it, so that path
+      // lets two frames pass first (nextPaint).
+      watching,
     };
-    // Before the pixels: let two frames pass, so the image is not of a frame committed before
-    // the watch began.
-    return watching ? twoFrames().then(() => answer) : answer;
+    return answer;
   };
 })();
