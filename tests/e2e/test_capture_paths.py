@@ -1,0 +1,79 @@
+"""Which path "auto" takes in headless Chromium, with the real extension and host.
+
+Headless has no user window, so the visible-tab path spares no debugging bar there; on a page with
+secrets it would wait two frames before the pixels (the last frame shown may predate the probe),
+where CDP renders a new frame at once. So "auto" takes such a page by CDP, and keeps the
+visible-tab path (Chrome's cheapest read) for a page without secrets. Every image is masked alike.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+
+import pytest
+from shotbridge.browser import HeadlessBrowser
+from shotbridge.client import BusClient
+
+from .test_security_capture import green_pixels
+
+pytestmark = pytest.mark.browser
+
+# Longer than the visible path's quota interval (550 ms) and its minimum page age (1 s): each
+# capture could take the visible path if "auto" chose it.
+PAUSE_S = 1.2
+
+
+async def _methods(browser: HeadlessBrowser, url: str, n: int) -> tuple[Counter[str], list[int]]:
+    """Paths of n spaced "auto" captures of `url`, and the secret pixels each image showed."""
+    methods: Counter[str] = Counter()
+    green: list[int] = []
+    async with await BusClient.connect(runtime_dir=browser.runtime_dir) as c:
+        await c.request("interact", {"action": "navigate", "url": url}, timeout=30)
+        for _ in range(n):
+            await asyncio.sleep(PAUSE_S)
+            shot = await c.request("screenshot", {"timeout_ms": 10_000}, timeout=20)
+            methods[shot["method"]] += 1
+            green.append(green_pixels(shot["jpeg"]))
+    return methods, green
+
+
+def test_headless_auto_takes_a_page_with_secrets_by_cdp(
+    browser: HeadlessBrowser, pages_url: str
+) -> None:
+    # Green password and PIN fields on a dark page: a leak is any green pixel.
+    methods, green = asyncio.run(_methods(browser, f"{pages_url}/security/toggle.html", 4))
+    assert methods == Counter({"cdp": 4}), methods
+    assert green == [0, 0, 0, 0]
+
+
+def test_headless_auto_keeps_the_visible_path_for_a_page_without_secrets(
+    browser: HeadlessBrowser, pages_url: str
+) -> None:
+    methods, _ = asyncio.run(_methods(browser, f"{pages_url}/anchored.html", 3))
+    assert methods == Counter({"visible": 3}), methods
+
+
+def test_a_page_that_gains_a_secret_is_taken_by_cdp_and_masked(
+    browser: HeadlessBrowser, pages_url: str
+) -> None:
+    # The path is chosen per capture: a secret that appears after a visible-path capture of the
+    # same URL is found by that capture's own probe, which hands the capture over to CDP.
+    async def run() -> tuple[list[str], list[int]]:
+        methods: list[str] = []
+        green: list[int] = []
+        url = f"{pages_url}/security/late-secret.html"
+        async with await BusClient.connect(runtime_dir=browser.runtime_dir) as c:
+            await c.request("interact", {"action": "navigate", "url": url}, timeout=30)
+            for step in range(3):
+                if step == 1:  # the page adds a green password field
+                    await c.request("interact", {"action": "click", "selector": "#add"}, timeout=40)
+                await asyncio.sleep(PAUSE_S)
+                shot = await c.request("screenshot", {"timeout_ms": 10_000}, timeout=20)
+                methods.append(shot["method"])
+                green.append(green_pixels(shot["jpeg"]))
+        return methods, green
+
+    methods, green = asyncio.run(run())
+    assert methods == ["visible", "cdp", "cdp"], methods
+    assert green == [0, 0, 0]
