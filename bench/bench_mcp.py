@@ -101,9 +101,15 @@ class Series:
     # Wall-clock ms when each recorded call was sent and its response arrived.
     sent_at: list[float] = field(default_factory=list)
     got_at: list[float] = field(default_factory=list)
+    # The series of the call made just before each recorded one.
+    after: list[str] = field(default_factory=list)
 
     def record(
-        self, elapsed_ms: float, result: CallToolResult, stamps: tuple[float, float]
+        self,
+        elapsed_ms: float,
+        result: CallToolResult,
+        stamps: tuple[float, float],
+        after: str = "",
     ) -> None:
         if result.is_error:
             self.errors.append(str(result.content[0])[:300])
@@ -122,6 +128,7 @@ class Series:
         self.sizes.append(len(data))
         self.sent_at.append(stamps[0])
         self.got_at.append(stamps[1])
+        self.after.append(after)
 
     def row(self) -> dict[str, Any]:
         t = sorted(self.times_ms)
@@ -430,6 +437,7 @@ async def bench_page(
         (ours_obs, lambda: timed(ours, "observe", {"annotate_screenshot": True})),
     ]
     stages_log.unlink(missing_ok=True)
+    previous = ""
     for i in range(args.warmup + args.runs):
         k = i % len(calls)
         for series, call in calls[k:] + calls[:k]:  # rotated: nobody always goes first
@@ -439,8 +447,10 @@ async def bench_page(
                 if i >= args.warmup:
                     series.errors.append(f"{type(exc).__name__}: {exc}"[:300])
                 continue
+            finally:
+                before, previous = previous, series.name
             if i >= args.warmup:
-                series.record(elapsed, result, sent_got)
+                series.record(elapsed, result, sent_got, before)
         if i == args.warmup - 1:
             stages_log.unlink(missing_ok=True)  # stamps of the measured captures only
     stamps = []
@@ -452,7 +462,7 @@ async def bench_page(
     return PageResult(
         name=name,
         rows={k: s.row() for k, s in series.items()},
-        stages=stage_rows(stamps, ours_shot),
+        stages=stage_rows(stamps, ours_shot) | {"by_previous": by_previous(ours_shot, ours_obs)},
         context=context,
         errors={s.name: s.errors for s in series.values() if s.errors},
     )
@@ -503,12 +513,27 @@ async def run(
     return results, info
 
 
+def by_previous(shot: Series, own: Series) -> dict[str, tuple[int, float]]:
+    """Our capture's p50 when it came right after our own annotated observe, and otherwise.
+
+    The rotation keeps the cyclic order, so in 3 rounds of 4 our capture follows our observe:
+    work that call left running (its labels, the diff memory's read of the page) is then still
+    in the way.
+    """
+    split: dict[str, list[float]] = {"own": [], "peer": []}
+    for elapsed, after in zip(shot.times_ms, shot.after, strict=True):
+        split["own" if after == own.name else "peer"].append(elapsed)
+    return {k: (len(v), statistics.median(v) if v else float("nan")) for k, v in split.items()}
+
+
 STAGES: list[tuple[str, str]] = [
     ("MCP client → extension starts (stdio, MCP server, bus, host, native messaging)", "request"),
     ("extension: debugger attach (reused: ~0)", "ext_attach"),
     ("extension: before the capture (probe, layout metrics, loader id)", "pre"),
     ("  same, calls that took the cdp path", "pre_cdp"),
     ("  same, calls that took the visible path (captureVisibleTab)", "pre_visible"),
+    ("  same, calls right after our own annotated observe", "pre_after_own"),
+    ("  same, calls right after a peer's call", "pre_after_peer"),
     ("Chrome's own capture (Page.captureScreenshot / captureVisibleTab)", "capture"),
     ("extension: after the capture (probe, identity checks)", "post"),
     ("native messaging + host parse (extension → host `screenshot`)", "native"),
@@ -533,10 +558,14 @@ def stage_rows(stamps: list[dict[str, Any]], series: Series) -> dict[str, Any]:
         if all(isinstance(v, int | float) for v in values):
             per[key].append(values[0] - values[1] if len(values) == 2 else values[0])
 
-    for st, sent, got in zip(stamps, series.sent_at, series.got_at, strict=False):
+    for st, sent, got, after in zip(
+        stamps, series.sent_at, series.got_at, series.after, strict=False
+    ):
         if "ext_image_at" not in st:
             continue
         g = st.get
+        own = "own" if after.startswith("shotbridge") else "peer"
+        add(f"pre_after_{own}", g("ext_shoot_at"), g("ext_start_at"))
         add("request", g("ext_start_at"), sent)
         add("ext_attach", g("ext_attach", 0.0))
         add("pre", g("ext_shoot_at"), g("ext_start_at"))
@@ -617,8 +646,9 @@ def latency_table(results: list[PageResult]) -> list[str]:
         "## Capture latency per page (ms)",
         "",
         "| page | ours p50 / p95 | Playwright p50 / p95 | DevTools p50 / p95 | ours ÷ faster "
-        "peer, p50 | ours ÷ its p95 | observe annotated p50 | observe ÷ our capture | labels |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "peer, p50 | ours ÷ its p95 | observe annotated p50 | observe ÷ our capture | labels | "
+        "ours p50 right after our observe / after a peer's call (n) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
         o, pw, cdt, obs = (r.rows[k] for k in ("ours", "pw", "cdt", "obs"))
@@ -627,9 +657,14 @@ def latency_table(results: list[PageResult]) -> list[str]:
             f"| {r.name} | {o['p50']:.1f} / {o['p95']:.1f} | {pw['p50']:.1f} / {pw['p95']:.1f} | "
             f"{cdt['p50']:.1f} / {cdt['p95']:.1f} | {o['p50'] / fast['p50']:.2f}× ({peer}) | "
             f"{o['p95'] / fast['p95']:.2f}× | {obs['p50']:.1f} | {obs['p50'] / o['p50']:.2f}× | "
-            f"{r.context['labels']} of {r.context['found']} |"
+            f"{r.context['labels']} of {r.context['found']} | {split_text(r)} |"
         )
     return [*lines, ""]
+
+
+def split_text(r: PageResult) -> str:
+    (n_own, own), (n_peer, peer) = (r.stages["by_previous"][k] for k in ("own", "peer"))
+    return f"{ms(own)} ({n_own}) / {ms(peer)} ({n_peer})"
 
 
 def stage_table(results: list[PageResult]) -> list[str]:
