@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from PIL import Image, ImageDraw
+from shotbridge.after_capture import ElementReads
 from shotbridge.compare import (
     CompareArgs,
     Remembered,
@@ -196,6 +197,7 @@ class SlowLink:
 class Shots:
     def __init__(self) -> None:
         self.hidden: list[int] = []
+        self.element_reads = ElementReads()
 
     def hide(self, ids: list[int]) -> None:
         self.hidden.extend(ids)

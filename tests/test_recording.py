@@ -226,6 +226,26 @@ def test_observations_after_navigation(monkeypatch: pytest.MonkeyPatch) -> None:
     asyncio.run(main())
 
 
+def test_one_discover_after_a_screenshot_feeds_the_observation_and_the_diff() -> None:
+    """The page does the post-capture read once: the next capture waits behind it."""
+    from shotbridge import compare
+
+    async def main() -> None:
+        link, shots = Link(), ShotRegistry()
+        rec = Recorder(link, shots)
+        result = {**shot_result(5), "tab_id": 3, "css_to_output_scale": 1.0}
+        rec.on_screenshot(shots, result, {})  # what publish_screenshot hands the host's recorder
+        await compare.attach(link, shots, result, compare.CompareArgs(remember=True), {}, None)
+        await asyncio.sleep(0.05)
+        obs = [e for e in rec.timeline.entries if e.type == "observation"]
+        assert len(obs) == 1 and obs[0].screenshot_id == 5  # type: ignore[union-attr]
+        assert [c for c, _ in link.calls] == ["discover"]
+        assert link.calls[0][1]["tab_id"] == 3
+        await rec.close()
+
+    asyncio.run(main())
+
+
 # ---- bus commands ----------------------------------------------------------------------------
 
 

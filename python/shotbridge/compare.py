@@ -30,7 +30,6 @@ log = logging.getLogger(__name__)
 
 KEEP = 12  # screenshots remembered per session for diffs (JPEG ≈ 50–300 KB each)
 ELEMENTS_PER_REGION = 3
-MAX_ELEMENTS = 100
 MOVE_EPS_CSS = 2.0  # bounds that moved less than this did not "move"
 SHIFTED_JPEG_THRESHOLD = 0.25  # see diff(): JPEG noise when the page scrolled in between
 SHIFTED_JPEG_MIN_REGION = 8
@@ -372,17 +371,13 @@ def diff(before: Remembered, after: Remembered, args: CompareArgs) -> DiffReport
     return report(before, after, pixels(before, after, args))
 
 
-async def _elements(link: Any, tab_id: int | None, timeout: float) -> list[ElementInfo]:
-    """The page's visible elements with their text, now (after the capture); [] if unavailable."""
+async def _elements(shots: Any, link: Any, shot_id: int, tab_id: int | None) -> list[ElementInfo]:
+    """The page's visible elements as they were after the capture; [] if unavailable."""
+    found = await shots.element_reads.of(link, shot_id, tab_id)
     try:
-        raw = await link.request(
-            "discover",
-            {"tab_id": tab_id, "target": "all_visible", "max": MAX_ELEMENTS},
-            timeout=timeout,
-        )
-        return DiscoverResult.model_validate(raw).elements
-    except Exception as exc:  # the diff still works without names
-        log.info("discover for the diff failed: %s", exc)
+        return DiscoverResult.model_validate(found).elements if found else []
+    except ValueError as exc:  # the diff still works without names
+        log.info("discover for the diff was not understood: %s", exc)
         return []
 
 
@@ -404,7 +399,8 @@ async def attach(
         if args.compare_to is not None:
             result.setdefault("notes", []).append("No diff: a full-page capture is not compared.")
         return
-    elements = asyncio.create_task(_elements(link, result.get("tab_id"), 5.0))
+    shot_id = int(result["screenshot_id"])
+    elements = asyncio.create_task(_elements(shots, link, shot_id, result.get("tab_id")))
     now = remembered(result, [], bool(take_args.get("annotate")))
     memory = memory_of(shots)
     memory.add(now, elements)

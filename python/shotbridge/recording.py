@@ -195,7 +195,7 @@ class Recorder:
             )
         )
         if self.config.observe:
-            self._spawn(self._observe(meta.id))
+            self._spawn(self._observe_shot(meta.id, result.get("tab_id")))
 
     def _last_action_id(self) -> str | None:
         action = self.timeline.last_action
@@ -225,6 +225,12 @@ class Recorder:
         await asyncio.sleep(SECOND_LOOK_S)
         await self._observe(None)
 
+    async def _observe_shot(self, screenshot_id: int, tab_id: int | None) -> None:
+        """The texts on the page when this screenshot was taken (the read the diff shares)."""
+        found = await self.shots.element_reads.of(self.link, screenshot_id, tab_id)
+        if found is not None:
+            self._observed(found, screenshot_id)
+
     async def _observe(self, screenshot_id: int | None) -> None:
         try:
             found = await self.link.request(
@@ -233,6 +239,9 @@ class Recorder:
         except Exception as exc:  # a page mid-navigation, no tab: an observation less
             log.debug("observation skipped: %s", exc)
             return
+        self._observed(found, screenshot_id)
+
+    def _observed(self, found: dict[str, Any], screenshot_id: int | None) -> None:
         texts: dict[str, str] = {}
         for el in found.get("elements") or []:
             selector, text = el.get("selector"), el.get("text") or el.get("name") or ""

@@ -32,6 +32,7 @@ from typing import Any
 
 from pydantic import Field
 
+from shotbridge.after_capture import ElementReads
 from shotbridge.errors import CommandError
 from shotbridge.protocol import ErrorCode, Model, Point, Rect, Size
 
@@ -96,6 +97,7 @@ class ShotRegistry:
         # The owning session's own mask_selectors (configure): every image registered here is
         # masked with them, whoever asked for it (automatic, raw CDP…).
         self.session_masks: Callable[[], list[str]] = list
+        self.element_reads = ElementReads()  # the page's elements after each image, read once
 
     def add(self, **fields: Any) -> Shot:
         shot = Shot.model_validate({**fields, "id": next(self._ids)})
