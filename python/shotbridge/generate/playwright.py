@@ -399,6 +399,9 @@ def reproduction_script(
         "page.on('pageerror', (err) => console.log(`[page error] ${err.message}`));",
         "page.on('console', (msg) => { if (msg.type() === 'error') "
         "console.log(`[console.error] ${msg.text()}`); });",
+        "let pending = 0; // requests in flight: what the last step sent must reach the server",
+        "page.on('request', () => { pending++; });",
+        "for (const e of ['requestfinished', 'requestfailed']) page.on(e, () => { pending--; });",
         "try {",
     ]
     inner: list[str] = []
@@ -411,7 +414,14 @@ def reproduction_script(
         if include_screenshots:
             inner.append(f"await page.screenshot({{ path: 'step-{step.index}.png' }});")
         inner += _errors_note(step)
-    inner.append(f"console.log('replayed {len(steps)} steps');")
+    inner += [
+        "// Before the browser closes: 300 ms without a request in flight (5 s at most).",
+        "for (let quiet = 0, t = 0; quiet < 3 && t < 50; t++) {",
+        "  await page.waitForTimeout(100);",
+        "  quiet = pending > 0 ? 0 : quiet + 1;",
+        "}",
+        f"console.log('replayed {len(steps)} steps');",
+    ]
     body += _indented(inner, "  ")
     body += ["} finally {", "  await browser.close();", "}"]
     out += _indented(body, "  ")
