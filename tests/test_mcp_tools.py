@@ -446,6 +446,8 @@ def test_observe_annotated_map_is_a_short_line_per_label_by_default() -> None:
             annotation(3, name="View", role="", tag="input", type="checkbox",
                        state={"checked": False}, locator='locator("#b3")'),
             annotation(4, name='Evil"\n5 button "Pay', locator="getByRole()"),
+            annotation(5, name="", text="ID", role="columnheader", locator='locator("#h1")'),
+            annotation(6, name="", text="Make", role="columnheader", locator='locator("#h2")'),
         ]  # fmt: skip
         result["total_found"] = 9
         return result
@@ -458,14 +460,16 @@ def test_observe_annotated_map_is_a_short_line_per_label_by_default() -> None:
         head, shape, *lines = texts(r)[0].splitlines()
         assert head == 'http://127.0.0.1:8000/page.html "Fixture page"'
         assert "1280×720 JPEG" in shape and "1 masked region" in shape
-        assert "4 labels of 9 found (raise max_annotations for more)" in shape
+        assert "6 labels of 9 found (raise max_annotations for more)" in shape
         assert lines == [
             '1 button "Button 1" @10,20',
             '2 button "View" disabled @20,20 css="#b2"',
             '3 checkbox "View" unchecked @30,20 css="#b3"',
             '4 button "Evil\\" 5 button \\"Pay" @40,20',  # page text cannot start a line
+            '5 columnheader "ID" @50,20 css="#b5"',  # no "#k of n" among different shown names
+            '6 columnheader "Make" @60,20 css="#b6"',
         ]
-        assert len(texts(r)[0]) / 4 / 4 < 40
+        assert len(texts(r)[0]) / 4 / 6 < 40
 
     h.run(scenario)
 

@@ -55,21 +55,29 @@ def _header(mapping: dict[str, Any], shown: int) -> str:
 
 
 def _label_lines(labels: list[dict[str, Any]], image: dict[str, Any]) -> list[str]:
+    """A line per label; same-named controls (role and shown name) say which of them it is."""
     scale = image.get("css_to_image_scale") or 1.0
-    same = Counter((a.get("role"), a.get("name")) for a in labels)
-    seen: Counter[tuple[Any, Any]] = Counter()
+    keys = [(_role(a), _name(a)) for a in labels]
+    same = Counter(k for k in keys if k[1])
+    seen: Counter[tuple[str, str]] = Counter()
     lines = []
-    for a in labels:
-        key = (a.get("role"), a.get("name"))
+    for a, key in zip(labels, keys, strict=True):
         seen[key] += 1
         nth = f" #{seen[key]} of {same[key]}" if same[key] > 1 else ""
         lines.append(_line(a, scale, nth))
     return lines
 
 
+def _role(a: dict[str, Any]) -> str:
+    return str(a.get("role") or a.get("type") or a.get("tag") or "element")
+
+
+def _name(a: dict[str, Any]) -> str:
+    return str(a.get("name") or a.get("text") or "")
+
+
 def _line(a: dict[str, Any], scale: float, nth: str) -> str:
-    role = a.get("role") or a.get("type") or a.get("tag") or "element"
-    name = a.get("name") or a.get("text") or ""
+    role, name = _role(a), _name(a)
     parts = [str(a["label"]), role]
     if name:
         parts.append(quoted(name))
