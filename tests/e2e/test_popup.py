@@ -28,7 +28,16 @@ README_SHOT = Path(os.environ.get("SHOTBRIDGE_POPUP_PNG", "/work/notes/popup.png
 READ = r"""
 const { chromium } = require('playwright');
 (async () => {
-  const browser = await chromium.connectOverCDP(`http://127.0.0.1:${process.argv[2]}`);
+  // A browser still starting up can leave the first attach hanging: a bounded try, then again.
+  let browser;
+  for (let i = 0; !browser; i++) {
+    try {
+      const url = `http://127.0.0.1:${process.argv[2]}`;
+      browser = await chromium.connectOverCDP(url, { timeout: 10000 });
+    } catch (e) {
+      if (i >= 2) throw e;
+    }
+  }
   const page = await browser.contexts()[0].newPage();
   for (let i = 0; ; i++) {  // the extension may still be loading
     try {
@@ -67,7 +76,7 @@ def _read_popup(port: int, tmp: Path, png: Path | None = None) -> dict[str, str]
         ["node", str(script), str(port), str(png or ""), POPUP],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=90,
         env=env,
     )
     assert done.returncode == 0, done.stderr
