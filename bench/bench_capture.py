@@ -26,9 +26,9 @@ from PIL import Image, ImageChops
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from shotbridge.browser import HeadlessBrowser  # noqa: E402
-from shotbridge.client import BusClient, wait_for_host  # noqa: E402
-from shotbridge.localserve import LocalServer  # noqa: E402
+from shotbridge.client.browser import HeadlessBrowser  # noqa: E402
+from shotbridge.client.bus_client import BusClient, wait_for_host  # noqa: E402
+from shotbridge.client.localserve import LocalServer  # noqa: E402
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "auto (default): captureVisibleTab jpeg when free, else CDP": {},

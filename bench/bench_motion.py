@@ -31,9 +31,9 @@ from PIL import Image
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from shotbridge.browser import HeadlessBrowser  # noqa: E402
-from shotbridge.client import BusClient, wait_for_host  # noqa: E402
-from shotbridge.install import extension_dir  # noqa: E402
+from shotbridge.client.browser import HeadlessBrowser  # noqa: E402
+from shotbridge.client.bus_client import BusClient, wait_for_host  # noqa: E402
+from shotbridge.install.register import extension_dir  # noqa: E402
 
 PAGES = {
     "no secret": "blank.html",

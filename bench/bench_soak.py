@@ -5,7 +5,8 @@ bounded (issue 12).
     python bench/bench_soak.py [--calls 250] [--clients 4] [--out bench/results-soak.md]
 
 * one headless Debian Chromium with the real extension; its host is started by Chromium through
-  the native-messaging manifest (shotbridge.browser.HeadlessBrowser), on tests/pages served from
+  the native-messaging manifest (shotbridge.client.browser.HeadlessBrowser), on tests/pages served
+  from
   127.0.0.1;
 * each MCP client is a real ``shotctl mcp --browser connected`` stdio subprocess (``--cooldown 0``
   and a high ``--session-limit``: the screenshot rate limit is a policy, not a cost);
@@ -44,10 +45,10 @@ from mcp.types import CallToolResult, ImageContent, TextContent
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
 
-from shotbridge import paths  # noqa: E402
-from shotbridge.browser import HeadlessBrowser  # noqa: E402
-from shotbridge.client import wait_for_host  # noqa: E402
-from shotbridge.framing import BUS  # noqa: E402
+from shotbridge.client.browser import HeadlessBrowser  # noqa: E402
+from shotbridge.client.bus_client import wait_for_host  # noqa: E402
+from shotbridge.transport import paths  # noqa: E402
+from shotbridge.transport.framing import BUS  # noqa: E402
 
 CALL_TIMEOUT = 60.0
 PAGE = "/interact.html"

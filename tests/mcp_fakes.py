@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PIL import Image
-from shotbridge.errors import CommandError
+from shotbridge.wire.errors import CommandError
 
 Handler = Callable[[dict[str, Any]], Any]
 
@@ -35,7 +35,7 @@ def annotation(label: int, **over: Any) -> dict[str, Any]:
 
 
 def screenshot_result(args: dict[str, Any], *, width: int = 1280, height: int = 720) -> dict:
-    """What the host's ``screenshot`` command returns (see shotbridge.screenshot.take)."""
+    """What the host's ``screenshot`` command returns (see shotbridge.host.screenshot.take)."""
     data = jpeg()
     annotations: list[dict[str, Any]] = []
     if args.get("annotate"):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from shotbridge.buffer import ShotMeta
 from shotbridge.generate.steps import Session
-from shotbridge.timeline import (
+from shotbridge.host.buffer import ShotMeta
+from shotbridge.wire.timeline import (
     ActionEntry,
     ErrorEntry,
     NavEntry,

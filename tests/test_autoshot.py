@@ -1,4 +1,5 @@
-"""When automatic screenshots are taken (shotbridge.autoshot): cooldown, settling, merged triggers.
+"""When automatic screenshots are taken (shotbridge.host.autoshot): cooldown, settling, merged
+triggers.
 
 A fake clock stands in for time: ``sleep`` advances it and fires what the script planned for that
 moment (a trigger, a request finishing, the load completing), so each rule is checked exactly.
@@ -10,8 +11,8 @@ import asyncio
 from collections.abc import Callable
 
 import pytest
-from shotbridge import autoshot
-from shotbridge.autoshot import Batch, Scheduler
+from shotbridge.host import autoshot
+from shotbridge.host.autoshot import Batch, Scheduler
 
 
 class World:

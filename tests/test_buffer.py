@@ -8,7 +8,14 @@ import stat
 from pathlib import Path
 
 import pytest
-from shotbridge.buffer import KEEP, MAX_BYTES, ScreenshotBuffer, ShotMeta, file_name, write_copy
+from shotbridge.host.buffer import (
+    KEEP,
+    MAX_BYTES,
+    ScreenshotBuffer,
+    ShotMeta,
+    file_name,
+    write_copy,
+)
 
 
 def add(buf: ScreenshotBuffer, shot_id: int, size: int = 1000, thumb: int = 100) -> None:
@@ -81,7 +88,7 @@ def test_write_failure_is_logged_not_raised(
 ) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    with caplog.at_level(logging.WARNING, logger="shotbridge.buffer"):
+    with caplog.at_level(logging.WARNING, logger="shotbridge.host.buffer"):
         assert write_copy("s", ShotMeta(id=1), b"x", str(blocker / "sub")) is None
     assert "cannot write screenshot 1" in caplog.text
 
@@ -118,7 +125,7 @@ def test_a_screenshot_dir_of_another_user_is_refused(
     target.mkdir(mode=0o777)
     real_uid = os.getuid()
     monkeypatch.setattr(os, "getuid", lambda: real_uid + 1)  # as if someone else made it
-    with caplog.at_level(logging.WARNING, logger="shotbridge.buffer"):
+    with caplog.at_level(logging.WARNING, logger="shotbridge.host.buffer"):
         assert write_copy("s", ShotMeta(id=3), b"x", str(target)) is None
     assert "not to you" in caplog.text and list(target.iterdir()) == []
 

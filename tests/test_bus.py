@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from shotbridge import paths
-from shotbridge.bus import BusConnection, BusServer, peer_uid
-from shotbridge.client import BusClient
-from shotbridge.errors import BusError, CommandError, NotConnectedError
-from shotbridge.framing import BUS
+from shotbridge.client.bus_client import BusClient
+from shotbridge.host.bus import BusConnection, BusServer, peer_uid
+from shotbridge.transport import paths
+from shotbridge.transport.framing import BUS
+from shotbridge.wire.errors import BusError, CommandError, NotConnectedError
 
 NOBODY = 65534
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from shotbridge import config
 from shotbridge.cli import main
+from shotbridge.install import user_config as config
 
 
 @pytest.fixture
@@ -83,7 +83,7 @@ def test_cli_turns_raw_cdp_on_and_off(cfg_dir: Path) -> None:
 
 
 def test_the_refusal_names_the_command_that_enables_it() -> None:
-    from shotbridge.rawcdp import disabled_message
+    from shotbridge.host.rawcdp import disabled_message
 
     assert "`shotctl config allow-cdp on`" in disabled_message()
     assert "`shotctl mcp --allow-cdp`" in disabled_message()

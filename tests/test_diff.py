@@ -13,18 +13,19 @@ from typing import Any
 
 import pytest
 from PIL import Image, ImageDraw
-from shotbridge.after_capture import ElementReads
-from shotbridge.compare import (
+from shotbridge.diff import DiffOptions, Geometry, compare
+from shotbridge.host.after_capture import ElementReads
+from shotbridge.host.compare import (
     CompareArgs,
     Remembered,
     attach,
     diff,
     split_args,
 )
-from shotbridge.diff import DiffOptions, Geometry, compare
-from shotbridge.errors import ImageError
 from shotbridge.mcp_server.settings import CaptureSettings, SettingsError
-from shotbridge.protocol import ElementInfo, Rect
+from shotbridge.wire.errors import ImageError
+from shotbridge.wire.extension import ElementInfo
+from shotbridge.wire.geometry import Rect
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -15,13 +15,15 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from shotbridge import doctor, install, paths
 from shotbridge.cli import main
-from shotbridge.client import wait_for_host_sync
-from shotbridge.doctor import Check, Status
-from shotbridge.framing import NATIVE
-from shotbridge.install import Layout
-from shotbridge.protocol import EXTENSION_ORIGIN
+from shotbridge.client.bus_client import wait_for_host_sync
+from shotbridge.install import doctor
+from shotbridge.install import register as install
+from shotbridge.install.doctor import Check, Status
+from shotbridge.install.register import Layout
+from shotbridge.transport import paths
+from shotbridge.transport.framing import NATIVE
+from shotbridge.wire.messages import EXTENSION_ORIGIN
 
 PYTHON_DIR = Path(__file__).resolve().parents[1] / "python"
 KEY = base64.b64encode(b"a public key, as far as the ID is concerned").decode()

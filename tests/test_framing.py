@@ -13,8 +13,8 @@ import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from shotbridge.errors import FrameError
-from shotbridge.framing import BUS, NATIVE, NATIVE_MAX_OUT, Codec, bus_codec
+from shotbridge.transport.framing import BUS, NATIVE, NATIVE_MAX_OUT, Codec, bus_codec
+from shotbridge.wire.errors import FrameError
 
 # ---- strategies -----------------------------------------------------------------------------
 
@@ -249,7 +249,7 @@ def _reader(*chunks: bytes, eof: bool = True) -> asyncio.StreamReader:
 
 
 def test_budget_is_reserved_for_a_body_and_released_after() -> None:
-    from shotbridge.framing import ByteBudget
+    from shotbridge.transport.framing import ByteBudget
 
     async def scenario() -> None:
         budget = ByteBudget(1_000_000)
@@ -265,7 +265,7 @@ def test_budget_is_reserved_for_a_body_and_released_after() -> None:
 
 
 def test_budget_is_released_when_the_sender_leaves_mid_frame() -> None:
-    from shotbridge.framing import ByteBudget
+    from shotbridge.transport.framing import ByteBudget
 
     async def scenario() -> None:
         budget = ByteBudget(10_000_000)
@@ -278,7 +278,7 @@ def test_budget_is_released_when_the_sender_leaves_mid_frame() -> None:
 
 
 def test_a_body_that_stops_arriving_is_a_frame_error() -> None:
-    from shotbridge.framing import ByteBudget
+    from shotbridge.transport.framing import ByteBudget
 
     async def scenario() -> None:
         budget = ByteBudget(10_000_000)

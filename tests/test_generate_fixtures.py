@@ -8,7 +8,7 @@ from shotbridge.generate import fixtures as fx
 from shotbridge.generate.encode import js_string
 from shotbridge.generate.playwright import generate_test_spec, reproduction_script
 from shotbridge.generate.steps import build_steps, failing_step
-from shotbridge.timeline import NetworkEntry
+from shotbridge.wire.timeline import NetworkEntry
 
 from tests.session_builder import Rec
 

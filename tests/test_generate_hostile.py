@@ -17,12 +17,11 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
-from shotbridge import redact
-from shotbridge.generate import encode
+from shotbridge.generate import encode, redact
 from shotbridge.generate.playwright import generate_test_spec, reproduction_script
 from shotbridge.generate.report import bug_report
 from shotbridge.generate.steps import Session, build_steps
-from shotbridge.timeline import ErrorEntry
+from shotbridge.wire.timeline import ErrorEntry
 
 from tests.session_builder import Rec, target
 from tests.test_encode import HOSTILE_PARTS, hostile, node

@@ -7,7 +7,7 @@ import json
 from shotbridge.generate import fixtures as fx
 from shotbridge.generate.playwright import generate_test_spec, recorded_errors, reproduction_script
 from shotbridge.generate.steps import build_steps
-from shotbridge.timeline import ActionEntry, NavEntry
+from shotbridge.wire.timeline import ActionEntry, NavEntry
 
 from tests.session_builder import Rec, target
 

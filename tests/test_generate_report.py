@@ -6,7 +6,7 @@ import base64
 import re
 
 from shotbridge.generate.report import FULL_SET_LIMIT, bug_report, severity
-from shotbridge.timeline import ErrorEntry, NetworkEntry
+from shotbridge.wire.timeline import ErrorEntry, NetworkEntry
 
 from tests.session_builder import Rec
 

@@ -29,14 +29,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import shotbridge
-from shotbridge import config, paths
-from shotbridge.client import BusClient, wait_for_host
-from shotbridge.errors import BusError, CommandError
-from shotbridge.framing import BUS, NATIVE, NATIVE_MAX_IN
-from shotbridge.host import Host, NativePort, find_origin
-from shotbridge.link import ExtensionLink
-from shotbridge.protocol import EXTENSION_ORIGIN
+import shotbridge.host
+from shotbridge.client.bus_client import BusClient, wait_for_host
+from shotbridge.host.extension_link import ExtensionLink
+from shotbridge.host.main import Host, NativePort, find_origin
+from shotbridge.install import user_config as config
+from shotbridge.transport import paths
+from shotbridge.transport.framing import BUS, NATIVE, NATIVE_MAX_IN
+from shotbridge.wire.errors import BusError, CommandError
+from shotbridge.wire.messages import EXTENSION_ORIGIN
 
 PYTHON_DIR = Path(__file__).resolve().parents[1] / "python"
 # What the browser may send: Chrome's 64 MiB limit browser -> host, not the host's 1 MB.
@@ -264,11 +265,12 @@ def test_screenshot_is_delegated(rundir: Path, monkeypatch: pytest.MonkeyPatch) 
         capture = await link.request("capture", {"format": "png"}, timeout=2)
         return {"image": b"\x89PNG-bytes", "from": capture["data_url"]}
 
-    fake_module = types.ModuleType("shotbridge.screenshot")
+    fake_module = types.ModuleType("shotbridge.host.screenshot")
     fake_module.take = take  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "shotbridge.screenshot", fake_module)
-    # `from shotbridge import screenshot` reads the package attribute once the real module loaded.
-    monkeypatch.setattr(shotbridge, "screenshot", fake_module, raising=False)
+    monkeypatch.setitem(sys.modules, "shotbridge.host.screenshot", fake_module)
+    # `from shotbridge.host import screenshot` reads the package attribute once the real module
+    # loaded.
+    monkeypatch.setattr(shotbridge.host, "screenshot", fake_module, raising=False)
 
     async def scenario() -> None:
         async with in_process_host(rundir) as (host, fake), await connect(host) as client:
@@ -485,7 +487,7 @@ def test_killing_the_host_mid_request_fails_the_client_within_2s(rundir: Path) -
 
 def test_claim_stdout_keeps_fd1_for_frames_only() -> None:
     code = (
-        "import os; from shotbridge.host import claim_stdout\n"
+        "import os; from shotbridge.host.main import claim_stdout\n"
         "fd = claim_stdout(); print('stray print'); os.system('echo from a child')\n"
         "os.write(fd, b'FRAME')\n"
     )
@@ -614,7 +616,7 @@ def test_state_dir_and_host_log_are_private(rundir: Path) -> None:
 
 
 def test_a_new_host_log_is_0600(tmp_path: Path) -> None:
-    from shotbridge.host import PrivateLogFile
+    from shotbridge.host.main import PrivateLogFile
 
     old = os.umask(0o022)
     try:

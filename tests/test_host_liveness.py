@@ -22,11 +22,11 @@ from typing import Any
 
 import msgpack
 import pytest
-from shotbridge import paths
-from shotbridge.client import BusClient, wait_for_host
-from shotbridge.errors import CommandError
-from shotbridge.framing import BUS
-from shotbridge.protocol import EXTENSION_ORIGIN
+from shotbridge.client.bus_client import BusClient, wait_for_host
+from shotbridge.transport import paths
+from shotbridge.transport.framing import BUS
+from shotbridge.wire.errors import CommandError
+from shotbridge.wire.messages import EXTENSION_ORIGIN
 
 from tests.test_host import HELLO, FakeExtension, host_process
 

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 from PIL import Image
 from pydantic import ValidationError
-from shotbridge import _core, errors
+from shotbridge import _core
 from shotbridge.image import MAX_BADGES, Box, ShrinkOptions, ShrinkResult, shrink
-from shotbridge.protocol import Rect, Size
+from shotbridge.wire import errors
+from shotbridge.wire.geometry import Rect, Size
 
 ImageBytes = Callable[..., bytes]
 

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
 from pydantic import ValidationError
-from shotbridge.errors import Base64Error, ImageError, InvalidInputError
 from shotbridge.image import MAX_MAX_BYTES, Box, ShrinkOptions, shrink
+from shotbridge.wire.errors import Base64Error, ImageError, InvalidInputError
 
 
 def _png(width: int = 40, height: int = 30) -> bytes:

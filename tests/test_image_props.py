@@ -13,8 +13,8 @@ from collections.abc import Callable
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
-from shotbridge import errors
 from shotbridge.image import MAX_BADGES, Box, ShrinkOptions, ShrinkResult, shrink
+from shotbridge.wire import errors
 
 ImageBytes = Callable[..., bytes]
 

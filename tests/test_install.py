@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from shotbridge import install as inst
 from shotbridge.cli import main
-from shotbridge.errors import ShotbridgeError
-from shotbridge.install import BROWSERS, MANIFEST_NAME, Layout
-from shotbridge.protocol import EXTENSION_ORIGIN, HOST_NAME
+from shotbridge.install import register as inst
+from shotbridge.install.register import BROWSERS, MANIFEST_NAME, Layout
+from shotbridge.wire.errors import ShotbridgeError
+from shotbridge.wire.messages import EXTENSION_ORIGIN, HOST_NAME
 
 
 @pytest.fixture(autouse=True)

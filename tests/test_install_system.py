@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from shotbridge import system_python
 from shotbridge.cli import main
+from shotbridge.install import system_python
 
 
 def test_a_venv_in_a_home_folder_is_per_user(tmp_path: Path) -> None:

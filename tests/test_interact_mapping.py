@@ -6,15 +6,15 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
-from shotbridge.errors import CommandError
-from shotbridge.interact import InteractArgs, check_action, input_args
-from shotbridge.protocol import Point
-from shotbridge.shots import (
+from shotbridge.host.interact import InteractArgs, check_action, input_args
+from shotbridge.host.shots import (
     ShotRegistry,
     image_to_viewport,
     label_target,
     viewport_to_image,
 )
+from shotbridge.wire.errors import CommandError
+from shotbridge.wire.geometry import Point
 
 URL = "http://127.0.0.1:8000/page.html"
 

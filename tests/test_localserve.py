@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from shotbridge.localserve import SANDBOX, LocalServer, Verdict, judge, resolve_inside
+from shotbridge.client.localserve import SANDBOX, LocalServer, Verdict, judge, resolve_inside
 
 
 @pytest.fixture

@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from shotbridge.connect import HEADLESS_NOTE
-from shotbridge.errors import BusError
+from shotbridge.client.connect import HEADLESS_NOTE
 from shotbridge.mcp_server.connection import BusFactory, Connection, Peer
+from shotbridge.wire.errors import BusError
 
 
 class Link:

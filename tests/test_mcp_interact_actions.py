@@ -145,7 +145,7 @@ def test_include_screenshot_adds_an_image_and_follows_an_explicit_cooldown() -> 
 
 
 def test_stale_screenshot_is_reported_as_a_tool_error() -> None:
-    from shotbridge.errors import CommandError
+    from shotbridge.wire.errors import CommandError
 
     err = CommandError("stale_screenshot", "The tab now shows http://b/; take a fresh screenshot.")
     h = Harness(interact=err)
@@ -323,7 +323,7 @@ def test_dialog_argument_errors_name_the_field() -> None:
 
 
 def test_dialog_and_busy_errors_reach_the_model_verbatim() -> None:
-    from shotbridge.errors import DialogOpenError, NoDialogError, command_error
+    from shotbridge.wire.errors import DialogOpenError, NoDialogError, command_error
 
     note = "The page shows a confirm dialog: 'Leave site?' — it blocks the page until answered"
     assert isinstance(command_error("dialog_open", note), DialogOpenError)
@@ -367,8 +367,8 @@ def test_navigate_forwards_keep_beforeunload_and_shows_its_notes() -> None:
 
 def test_host_interact_args_check_dialog_fields() -> None:
     import pytest
-    from shotbridge.errors import CommandError
-    from shotbridge.interact import InteractArgs, check_action
+    from shotbridge.host.interact import InteractArgs, check_action
+    from shotbridge.wire.errors import CommandError
 
     with pytest.raises(CommandError, match="dialog needs accept"):
         check_action(InteractArgs.model_validate({"action": "dialog"}))

@@ -12,9 +12,9 @@ from typing import Any
 import mcp
 import pytest
 from mcp.types import CallToolResult, ImageContent, TextContent
-from shotbridge.errors import CommandError
 from shotbridge.mcp_server import Connection, ServerState, build_server
 from shotbridge.mcp_server.ratelimit import ScreenshotBudget
+from shotbridge.wire.errors import CommandError
 
 from tests.mcp_fakes import FakeClock, FakeLink, jpeg
 from tests.session_builder import Rec
@@ -245,7 +245,8 @@ def test_empty_session_says_so() -> None:
     h.run(scenario)
 
 
-# ---- sessions per client (the host's side: shotbridge.sessions) --------------------------------
+# ---- sessions per client (the host's side: shotbridge.host.sessions)
+# --------------------------------
 
 
 BOUNDS = {"x": 1, "y": 1, "width": 2, "height": 2}
@@ -282,7 +283,7 @@ def _shot(sessions: Any, conn: Any, **extra: Any) -> int:
 
 
 def test_each_client_sees_only_its_own_screenshots_and_steps() -> None:
-    from shotbridge.sessions import Sessions
+    from shotbridge.host.sessions import Sessions
 
     async def main() -> None:
         s = Sessions(FakeLink())
@@ -316,7 +317,7 @@ def test_each_client_sees_only_its_own_screenshots_and_steps() -> None:
 
 
 def test_an_automatic_screenshot_is_never_the_default_for_pixels_or_labels() -> None:
-    from shotbridge.sessions import Sessions
+    from shotbridge.host.sessions import Sessions
 
     s = Sessions(FakeLink())
     a = _Conn(1)

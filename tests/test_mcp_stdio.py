@@ -1,7 +1,8 @@
 """``shotctl mcp`` as a real stdio subprocess, without a browser.
 
 Unit tests: where a host is needed it is ``FakeHost``, a small in-process stand-in that listens on
-a real Unix socket and speaks the real bus framing (shotbridge.framing), so the server's real
+a real Unix socket and speaks the real bus framing (shotbridge.transport.framing), so the server's
+real
 BusClient, host discovery and stdio transport are exercised; no extension or Chromium runs.
 """
 
@@ -27,8 +28,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp.types import ImageContent, TextContent
 from PIL import Image
-from shotbridge import paths
-from shotbridge.framing import BUS
+from shotbridge.transport import paths
+from shotbridge.transport.framing import BUS
 
 from tests.mcp_fakes import PAGE_INFO, screenshot_result
 from tests.mcp_stdio import McpSession, RawServer, server_params

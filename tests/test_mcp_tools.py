@@ -18,11 +18,10 @@ from typing import Any
 import mcp
 import pytest
 from mcp.types import CallToolResult, ImageContent, TextContent
-from shotbridge.errors import BusError, CommandError, NotConnectedError
 from shotbridge.mcp_server import Connection, ServerState, build_server, shots
 from shotbridge.mcp_server.ratelimit import ScreenshotBudget, budget_from_options
 from shotbridge.mcp_server.settings import SENSITIVE_WARNING
-from shotbridge.protocol import RESTRICTED_MESSAGE
+from shotbridge.wire.errors import RESTRICTED_MESSAGE, BusError, CommandError, NotConnectedError
 
 from tests.mcp_fakes import FakeClock, FakeLink, annotation, jpeg, screenshot_result
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from shotbridge import paths
+from shotbridge.transport import paths
 
 
 @pytest.fixture

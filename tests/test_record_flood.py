@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from shotbridge.generate import playwright, report
 from shotbridge.generate.steps import Session, build_steps
-from shotbridge.recording import Recorder
-from shotbridge.shots import ShotRegistry
-from shotbridge.timeline import (
+from shotbridge.host.recording import Recorder
+from shotbridge.host.shots import ShotRegistry
+from shotbridge.wire.timeline import (
     BUDGETS,
     KEEP_FIRST,
     ActionEntry,

@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from shotbridge import autoshot, recording
-from shotbridge.autoshot import Batch
-from shotbridge.errors import CommandError
-from shotbridge.link import ExtensionLink
-from shotbridge.recording import Recorder, publish_screenshot
-from shotbridge.shots import ShotRegistry
-from shotbridge.timeline import ActionEntry, NavEntry, Timeline, valid_text
+from shotbridge.host import autoshot, recording
+from shotbridge.host.autoshot import Batch
+from shotbridge.host.extension_link import ExtensionLink
+from shotbridge.host.recording import Recorder, publish_screenshot
+from shotbridge.host.shots import ShotRegistry
+from shotbridge.wire.errors import CommandError
+from shotbridge.wire.timeline import ActionEntry, NavEntry, Timeline, valid_text
 
 
 class Link:
@@ -228,7 +228,7 @@ def test_observations_after_navigation(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_one_discover_after_a_screenshot_feeds_the_observation_and_the_diff() -> None:
     """The page does the post-capture read once: the next capture waits behind it."""
-    from shotbridge import compare
+    from shotbridge.host import compare
 
     async def main() -> None:
         link, shots = Link(), ShotRegistry()
@@ -392,7 +392,7 @@ class CaptureLink:
 
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
 def test_a_mask_that_cannot_be_placed_fails_the_screenshot(bad: float) -> None:
-    from shotbridge import screenshot
+    from shotbridge.host import screenshot
 
     mask = {"x": bad, "y": 0.0, "width": 10.0, "height": 10.0}
     with pytest.raises(CommandError, match="cannot be placed"):

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import pytest
-from shotbridge import redact
+from shotbridge.generate import redact
 from shotbridge.generate.playwright import generate_test_spec, reproduction_script
 from shotbridge.generate.report import bug_report
 from shotbridge.mcp_server.tools.screenshots import _event

@@ -9,8 +9,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from shotbridge import redact
-from shotbridge.generate import playwright, report
+from shotbridge.generate import playwright, redact, report
 
 from tests.session_builder import Rec
 

@@ -8,7 +8,7 @@ from importlib import metadata
 from pathlib import Path
 
 import shotbridge
-from shotbridge.install import extension_dir
+from shotbridge.install.register import extension_dir
 
 REPO = Path(__file__).resolve().parents[1]
 

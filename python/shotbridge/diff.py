@@ -21,8 +21,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from shotbridge import _core
-from shotbridge.errors import ImageError, InvalidInputError
 from shotbridge.image import _as_data
+from shotbridge.wire.errors import ImageError, InvalidInputError
 
 __all__ = ["DiffOptions", "DiffResult", "Geometry", "Region", "compare"]
 

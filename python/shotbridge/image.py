@@ -23,7 +23,7 @@ any label or encoding, so secret pixels never reach the output. A JPEG kept as i
 ``source_quality``) is not decoded: every 8x8 block a mask touches becomes flat black in its DCT
 coefficients, and the thumbnail is made from the masked bytes.
 
-Errors: every refusal is an :class:`shotbridge.errors.ImageError` subclass (empty input, bad
+Errors: every refusal is an :class:`shotbridge.wire.errors.ImageError` subclass (empty input, bad
 base64, unknown format, corrupt/truncated data, too large, bad input, internal); invalid options,
 boxes, masks or geometry raise pydantic's ``ValidationError`` (a ``ValueError``). Nothing else
 escapes: no OverflowError, IndexError or UnicodeEncodeError, whatever the arguments.
@@ -42,8 +42,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from shotbridge import _core
-from shotbridge.errors import Base64Error, ImageError, InvalidInputError
-from shotbridge.protocol import Rect, Size
+from shotbridge.wire.errors import Base64Error, ImageError, InvalidInputError
+from shotbridge.wire.geometry import Rect, Size
 
 __all__ = [
     "MAX_BADGES",
@@ -232,7 +232,7 @@ def shrink(
         boxes: elements to outline and number, CSS px relative to the image's top-left.
         masks: rectangles to black out (password fields), same coordinates.
         device_pixel_ratio: image px per CSS px, used when ``css_size`` is not given.
-        css_size: the CSS size the image covers (``protocol.CaptureResult.css_size``).
+        css_size: the CSS size the image covers (``wire.extension.CaptureResult.css_size``).
         text: rects of the page's visible text, same coordinates: badges cover as little as
             they can (``DiscoverResult.text_rects``).
         avoid_text: False places badges as if there were no text and only counts what they
@@ -242,7 +242,7 @@ def shrink(
             it came: masks are blacked out in its DCT coefficients, only the thumbnail is made.
 
     Raises:
-        shotbridge.errors.ImageError: the image was refused (see the module docstring).
+        shotbridge.wire.errors.ImageError: the image was refused (see the module docstring).
         pydantic.ValidationError: invalid options, boxes or geometry.
     """
     if not isinstance(options, ShrinkOptions):

@@ -1,5 +1,5 @@
 //! The one error type of the core. Each variant maps to one Python exception class in
-//! `shotbridge.errors` (see `python.rs`), so callers can tell *why* an image was refused.
+//! `shotbridge.wire.errors` (see `python.rs`), so callers can tell *why* an image was refused.
 
 use std::fmt;
 

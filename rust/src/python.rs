@@ -1,4 +1,4 @@
-//! The thin PyO3 layer: plain arguments in, a dict out, errors as `shotbridge.errors` classes.
+//! The thin PyO3 layer: plain arguments in, a dict out, errors as `shotbridge.wire.errors` classes.
 //! All pixel work runs with the GIL released (`Python::detach`), and a Rust panic is caught
 //! and raised as `CoreInternalError` instead of aborting the interpreter.
 
@@ -15,13 +15,13 @@ use crate::input::Input;
 use crate::limits::{MAX_BADGES, MAX_PIXELS, MAX_SIDE, MAX_TEXT_RECTS, MIN_MAX_BYTES};
 use crate::pipeline::{self, BoxSpec, CssRect, Options, Output, Request};
 
-pyo3::import_exception!(shotbridge.errors, EmptyInputError);
-pyo3::import_exception!(shotbridge.errors, Base64Error);
-pyo3::import_exception!(shotbridge.errors, UnknownFormatError);
-pyo3::import_exception!(shotbridge.errors, CorruptImageError);
-pyo3::import_exception!(shotbridge.errors, ImageTooLargeError);
-pyo3::import_exception!(shotbridge.errors, CoreInternalError);
-pyo3::import_exception!(shotbridge.errors, InvalidInputError);
+pyo3::import_exception!(shotbridge.wire.errors, EmptyInputError);
+pyo3::import_exception!(shotbridge.wire.errors, Base64Error);
+pyo3::import_exception!(shotbridge.wire.errors, UnknownFormatError);
+pyo3::import_exception!(shotbridge.wire.errors, CorruptImageError);
+pyo3::import_exception!(shotbridge.wire.errors, ImageTooLargeError);
+pyo3::import_exception!(shotbridge.wire.errors, CoreInternalError);
+pyo3::import_exception!(shotbridge.wire.errors, InvalidInputError);
 
 fn to_py(e: CoreError) -> PyErr {
     let msg = e.message().to_owned();

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import TypeVar
 
 import pytest
-from shotbridge.browser import HeadlessBrowser
-from shotbridge.client import BusClient
+from shotbridge.client.browser import HeadlessBrowser
+from shotbridge.client.bus_client import BusClient
 
 PAGES = Path(__file__).resolve().parents[1] / "pages"
 
@@ -85,7 +85,7 @@ def pages_url() -> Iterator[str]:
 
 
 def start_browser(**kwargs: object) -> HeadlessBrowser:
-    from shotbridge.client import wait_for_host
+    from shotbridge.client.bus_client import wait_for_host
 
     browser = HeadlessBrowser(**kwargs).start()  # type: ignore[arg-type]
     try:

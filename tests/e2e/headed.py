@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from shotbridge.browser import BASE_FLAGS, find_chrome
+from shotbridge.client.browser import BASE_FLAGS, find_chrome
 
 VENV_BIN = Path(sys.executable).parent
 # Variables a test's own environment may carry that would steer discovery away from the desktop.
@@ -118,7 +118,7 @@ class Desktop:
 
     def wait_hosts(self, count: int, timeout: float = 60) -> list[dict[str, Any]]:
         """Poll until ``count`` hosts with a connected extension are registered; their records."""
-        from shotbridge import paths
+        from shotbridge.transport import paths
 
         deadline = time.monotonic() + timeout
         with self.as_user():
@@ -144,7 +144,7 @@ class Desktop:
             time.sleep(0.5)
 
     def status(self, host: str | None = None) -> dict[str, Any]:
-        from shotbridge.client import request_sync
+        from shotbridge.client.bus_client import request_sync
 
         with self.as_user():
             return request_sync("status", host=host, timeout=5)
@@ -372,7 +372,7 @@ class BusUser:
 
     async def showing(self, url: str, timeout: float = 20) -> dict[str, Any]:
         """Wait until the tracked tab shows ``url`` (a web page: loaded); that tab."""
-        from shotbridge.errors import CommandError
+        from shotbridge.wire.errors import CommandError
 
         async def check() -> dict[str, Any] | None:
             tab = await self.tracked()
@@ -414,7 +414,7 @@ class BusUser:
 
 def as_user_run(desktop: Desktop, scenario: Any) -> None:
     """Run ``scenario(BusUser)`` on one bus connection made as the desktop's user."""
-    from shotbridge.client import BusClient
+    from shotbridge.client.bus_client import BusClient
 
     async def main() -> None:
         async with await BusClient.connect() as client:

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 from PIL import Image, ImageStat
-from shotbridge.browser import HeadlessBrowser
-from shotbridge.client import BusClient
+from shotbridge.client.browser import HeadlessBrowser
+from shotbridge.client.bus_client import BusClient
 
 from tests.e2e.conftest import start_browser
 from tests.mcp_stdio import McpSession

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from mcp.types import CallToolResult, ImageContent, TextContent
-from shotbridge.browser import HeadlessBrowser
+from shotbridge.client.browser import HeadlessBrowser
 
 from tests.e2e.conftest import start_browser
 from tests.mcp_stdio import McpSession

@@ -19,9 +19,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-from shotbridge.browser import HeadlessBrowser
-from shotbridge.client import BusClient
-from shotbridge.errors import DialogOpenError, PageBusyError
+from shotbridge.client.browser import HeadlessBrowser
+from shotbridge.client.bus_client import BusClient
+from shotbridge.wire.errors import DialogOpenError, PageBusyError
 
 from tests.e2e.conftest import run_on_bus
 

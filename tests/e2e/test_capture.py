@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 from PIL import Image
-from shotbridge.browser import HeadlessBrowser
-from shotbridge.client import BusClient, wait_for_host
-from shotbridge.errors import BusError, CommandError, NotConnectedError
+from shotbridge.client.browser import HeadlessBrowser
+from shotbridge.client.bus_client import BusClient, wait_for_host
+from shotbridge.wire.errors import BusError, CommandError, NotConnectedError
 
 from tests.e2e.conftest import start_browser
 

@@ -12,8 +12,8 @@ import asyncio
 from collections import Counter
 
 import pytest
-from shotbridge.browser import HeadlessBrowser
-from shotbridge.client import BusClient
+from shotbridge.client.browser import HeadlessBrowser
+from shotbridge.client.bus_client import BusClient
 
 from .test_security_capture import green_pixels
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from shotbridge.client import BusClient
+from shotbridge.client.bus_client import BusClient
 from shotbridge.generate import playwright
 from shotbridge.generate.steps import Session
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from shotbridge.connect import HEADLESS_NOTE
+from shotbridge.client.connect import HEADLESS_NOTE
 
 from tests.e2e.headed import Desktop, HeadedChromium, text_of
 from tests.mcp_stdio import McpSession

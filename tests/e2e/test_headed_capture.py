@@ -59,7 +59,7 @@ def test_capture_auto_decides_at_each_run(
 ) -> None:
     """`shotctl capture --browser auto` takes the user's browser when one is connected, and
     says so when it had to start a headless one of ours."""
-    from shotbridge.connect import HEADLESS_NOTE
+    from shotbridge.client.connect import HEADLESS_NOTE
 
     out = desktop.root / "auto.jpg"
     done = desktop.run("shotctl", "capture", "--browser", "auto", "--json", "-o", str(out))

@@ -9,8 +9,8 @@ import shutil
 from pathlib import Path
 
 from shotbridge import __version__
-from shotbridge.install import extension_dir
-from shotbridge.paths import pid_alive
+from shotbridge.install.register import extension_dir
+from shotbridge.transport.paths import pid_alive
 
 from tests.e2e.headed import Desktop, HeadedChromium
 

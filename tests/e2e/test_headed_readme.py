@@ -19,7 +19,7 @@ import subprocess
 import uuid
 from pathlib import Path
 
-from shotbridge.browser import BASE_FLAGS, find_chrome
+from shotbridge.client.browser import BASE_FLAGS, find_chrome
 
 from tests.e2e.headed import Desktop, end_group, images_of, mcp_call, text_of
 

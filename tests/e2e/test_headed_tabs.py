@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
-from shotbridge.errors import CommandError
+from shotbridge.wire.errors import CommandError
 
 from tests.e2e.headed import (
     BusUser,

@@ -38,7 +38,7 @@ def two(desktop: Desktop, pages_url: str) -> Iterator[dict[str, dict]]:
 
 
 def _tab_urls(desktop: Desktop, host: str) -> list[str]:
-    from shotbridge.client import request_sync
+    from shotbridge.client.bus_client import request_sync
 
     with desktop.as_user():
         found = request_sync("list_tabs", host=host, timeout=5)

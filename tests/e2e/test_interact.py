@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 from PIL import Image
-from shotbridge import config
-from shotbridge.browser import HeadlessBrowser
-from shotbridge.client import BusClient
-from shotbridge.errors import CommandError
+from shotbridge.client.browser import HeadlessBrowser
+from shotbridge.client.bus_client import BusClient
+from shotbridge.install import user_config as config
+from shotbridge.wire.errors import CommandError
 
 from tests.e2e.conftest import run_on_bus, start_browser
 

@@ -17,8 +17,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from shotbridge import install
-from shotbridge.browser import BASE_FLAGS, HeadlessBrowser, find_chrome
+from shotbridge.client.browser import BASE_FLAGS, HeadlessBrowser, find_chrome
+from shotbridge.install import register as install
 
 pytestmark = pytest.mark.browser
 

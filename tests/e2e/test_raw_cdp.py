@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 from mcp.types import ImageContent, TextContent
 from PIL import Image
-from shotbridge.client import BusClient
-from shotbridge.errors import CommandError
+from shotbridge.client.bus_client import BusClient
+from shotbridge.wire.errors import CommandError
 
 from tests.e2e.conftest import start_browser
 from tests.mcp_stdio import McpSession

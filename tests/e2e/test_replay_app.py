@@ -40,7 +40,7 @@ from typing import Any
 
 import pytest
 from markdown_it import MarkdownIt
-from shotbridge.client import BusClient
+from shotbridge.client.bus_client import BusClient
 from shotbridge.generate import masks, playwright, report
 from shotbridge.generate.steps import Session, build_steps, dynamic_selectors, watched_pages
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 from PIL import Image
-from shotbridge.browser import HeadlessBrowser
-from shotbridge.client import BusClient
-from shotbridge.errors import CommandError
+from shotbridge.client.browser import HeadlessBrowser
+from shotbridge.client.bus_client import BusClient
+from shotbridge.wire.errors import CommandError
 
 from .conftest import start_browser
 

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 from PIL import Image
-from shotbridge.browser import HeadlessBrowser
-from shotbridge.client import BusClient
-from shotbridge.errors import CommandError
+from shotbridge.client.browser import HeadlessBrowser
+from shotbridge.client.bus_client import BusClient
+from shotbridge.wire.errors import CommandError
 
 from .test_security_capture import _captures, green_pixels
 

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from shotbridge.browser import HeadlessBrowser
-from shotbridge.client import BusClient
+from shotbridge.client.browser import HeadlessBrowser
+from shotbridge.client.bus_client import BusClient
 
 from .conftest import PAGES, _Handler
 from .test_security_capture import green_pixels

@@ -15,8 +15,8 @@ import json
 from typing import Any
 
 import pytest
-from shotbridge.browser import HeadlessBrowser
-from shotbridge.client import BusClient
+from shotbridge.client.browser import HeadlessBrowser
+from shotbridge.client.bus_client import BusClient
 from shotbridge.generate import playwright, report
 from shotbridge.generate.steps import Session
 

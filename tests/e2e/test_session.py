@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 from PIL import Image
-from shotbridge.client import BusClient
+from shotbridge.client.bus_client import BusClient
 from shotbridge.generate import playwright, report
 from shotbridge.generate.steps import Session
 

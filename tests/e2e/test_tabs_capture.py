@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from shotbridge.client import BusClient
+from shotbridge.client.bus_client import BusClient
 
 from tests.e2e.conftest import start_browser
 

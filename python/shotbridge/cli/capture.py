@@ -96,7 +96,7 @@ def _served(path: Path | None) -> Iterator[str | None]:
     if path is None:
         yield None
         return
-    from shotbridge.localserve import LocalServer
+    from shotbridge.client.localserve import LocalServer
 
     with LocalServer(path) as served:
         yield served
@@ -105,7 +105,7 @@ def _served(path: Path | None) -> Iterator[str | None]:
 async def _run(
     mode: str, args: dict[str, Any], window: tuple[int, int], dpr: float | None, status: _Status
 ) -> dict[str, Any]:
-    from shotbridge.connect import connect
+    from shotbridge.client.connect import connect
 
     status.step(
         "connecting to the browser" if mode == "connected" else "starting headless Chromium"
@@ -233,8 +233,8 @@ def capture(
     Writes the JPEG, a 320 px thumbnail beside it, and with --annotate the label map as JSON.
     Exit codes: 0 done, 1 capture failed, 2 bad input, 3 no browser.
     """
-    from shotbridge.errors import BrowserError, BusError, CommandError, ShotbridgeError
-    from shotbridge.protocol import scroll_target
+    from shotbridge.wire.errors import BrowserError, BusError, CommandError, ShotbridgeError
+    from shotbridge.wire.extension import scroll_target
 
     w, h = parse_window(window_size)
     if target == "custom" and not annotation_selector:

@@ -1,10 +1,10 @@
-"""``shotctl config``: the settings only the user changes (see shotbridge.config)."""
+"""``shotctl config``: the settings only the user changes (see shotbridge.install.user_config)."""
 
 from __future__ import annotations
 
 import click
 
-from shotbridge import config as host_config
+from shotbridge.install import user_config as host_config
 
 
 @click.group()

@@ -15,7 +15,7 @@ import click
 
 from shotbridge.cli import EXIT_BAD_INPUT
 from shotbridge.diff import DiffOptions, DiffResult, compare
-from shotbridge.errors import ImageError
+from shotbridge.wire.errors import ImageError
 
 EXIT_EQUAL = 0
 EXIT_DIFFERENT = 1

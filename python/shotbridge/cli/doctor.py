@@ -28,7 +28,7 @@ def doctor(as_json: bool, user_data_dirs: tuple[Path, ...]) -> None:
     Lists every browser profile found with the shotbridge extension and whether that browser
     can start the host, and every running host with its profile id and extension version.
     """
-    from shotbridge.doctor import healthy, render, run_checks
+    from shotbridge.install.doctor import healthy, render, run_checks
 
     checks = run_checks(user_data_dirs=list(user_data_dirs))
     if as_json:

@@ -15,6 +15,6 @@ def host(argv: tuple[str, ...]) -> None:
     The browser passes the caller origin (chrome-extension://<id>/) and, on some platforms,
     --parent-window=...; extra arguments are ignored. stdin/stdout carry Chrome's frames only.
     """
-    from shotbridge.host import main  # lazy: keeps `shotctl --help` fast
+    from shotbridge.host.main import main  # lazy: keeps `shotctl --help` fast
 
     sys.exit(main(argv))

@@ -8,11 +8,17 @@ from pathlib import Path
 import click
 
 from shotbridge.cli import EXIT_BAD_INPUT, EXIT_FAILED
-from shotbridge.errors import ShotbridgeError
-from shotbridge.install import BROWSERS, REMOVE_EXTENSION_HINT, Layout, extension_dir, stop_hosts
-from shotbridge.install import install as do_install
-from shotbridge.install import uninstall as do_uninstall
-from shotbridge.protocol import EXTENSION_ID
+from shotbridge.install.register import (
+    BROWSERS,
+    REMOVE_EXTENSION_HINT,
+    Layout,
+    extension_dir,
+    stop_hosts,
+)
+from shotbridge.install.register import install as do_install
+from shotbridge.install.register import uninstall as do_uninstall
+from shotbridge.wire.errors import ShotbridgeError
+from shotbridge.wire.messages import EXTENSION_ID
 
 _browser_option = click.option(
     "--browser",
@@ -51,7 +57,7 @@ def install(
 ) -> None:
     """Register the native-messaging host so the extension can reach shotbridge."""
     if system:  # the launcher would run this interpreter for every user of the machine
-        from shotbridge import system_python
+        from shotbridge.install import system_python
 
         if reason := system_python.per_user_reason():
             click.echo(f"shotctl install: {system_python.refusal(reason)}", err=True)

@@ -11,9 +11,9 @@ import click
 from pydantic import ValidationError
 
 from shotbridge.cli import EXIT_BAD_INPUT
-from shotbridge.errors import ImageError
 from shotbridge.image import Box, ShrinkOptions, ShrinkResult
 from shotbridge.image import shrink as shrink_image
+from shotbridge.wire.errors import ImageError
 
 
 class _BadInput(Exception):

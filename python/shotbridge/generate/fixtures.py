@@ -23,7 +23,8 @@ context) before the test, so the test finds the same data. Rules:
   selected or clicked); with none needed, one item is kept as an example.
 * Emails, passwords, tokens and every other secret are replaced with test-safe values, by key
   (the shared rule list, matched loosely) and by value (cards, SSNs, bearer tokens, JWTs, cloud
-  keys: :mod:`shotbridge.redact`), in JSON, form, XML and text bodies and in URLs. Request headers
+  keys: :mod:`shotbridge.generate.redact`), in JSON, form, XML and text bodies and in URLs. Request
+  headers
   are never recorded, so no Authorization header can leak.
 """
 
@@ -36,11 +37,11 @@ from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import Field
 
-from shotbridge import redact
+from shotbridge.generate import redact
 from shotbridge.generate.encode import valid
 from shotbridge.generate.steps import Step
-from shotbridge.protocol import Model
-from shotbridge.timeline import NetworkEntry
+from shotbridge.wire.model import Model
+from shotbridge.wire.timeline import NetworkEntry
 
 TEST_EMAIL = "user@example.test"
 TEST_PASSWORD = "test-password"

@@ -11,7 +11,7 @@ recorded string enters the expression as a literal through ``encode.js_string``.
 from __future__ import annotations
 
 from shotbridge.generate.encode import js_string as js
-from shotbridge.timeline import Target
+from shotbridge.wire.timeline import Target
 
 # ARIA roles Playwright's getByRole accepts (the ones our recorder can report).
 ROLES = frozenset(

@@ -28,7 +28,7 @@ from shotbridge.generate.steps import (
     failing_step,
     watched_pages,
 )
-from shotbridge.timeline import ObservationEntry
+from shotbridge.wire.timeline import ObservationEntry
 
 MAX_DIFF_PIXELS = 100
 # Per-pixel colour tolerance (pixelmatch YIQ, 0..1). Playwright's default 0.2 lets a header go

@@ -7,7 +7,7 @@ are embedded while the whole set stays under 1 MB of base64; above that, every s
 
 Page text is data: it enters the Markdown only through :mod:`shotbridge.generate.encode` — text
 spans (no HTML, links, images or autolinks), code spans for URLs and error locations, fences
-longer than any backtick run for messages and the script — after :mod:`shotbridge.redact`
+longer than any backtick run for messages and the script — after :mod:`shotbridge.generate.redact`
 (through the steps) took the secrets out.
 """
 
@@ -20,7 +20,7 @@ from typing import Literal
 from shotbridge.generate.encode import md_code, md_fence, md_text
 from shotbridge.generate.playwright import reproduction_script
 from shotbridge.generate.steps import Session, Step, build_steps, describe_action, failing_step
-from shotbridge.timeline import ErrorEntry, NetworkEntry
+from shotbridge.wire.timeline import ErrorEntry, NetworkEntry
 
 FULL_SET_LIMIT = 1_000_000  # bytes of base64 for all embedded images together
 

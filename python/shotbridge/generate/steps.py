@@ -12,7 +12,8 @@ are attached to the step they followed. URL changes the page made on its own (``
 no steps.
 
 Steps are built from :func:`redacted` entries: URLs, titles, names, typed values and error
-messages lose any secret (:mod:`shotbridge.redact`) before a generator sees them. Request bodies
+messages lose any secret (:mod:`shotbridge.generate.redact`) before a generator sees them. Request
+bodies
 are left to :mod:`shotbridge.generate.fixtures`, which sanitises them by structure.
 """
 
@@ -22,12 +23,12 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from shotbridge import redact
-from shotbridge.buffer import ShotMeta
+from shotbridge.generate import redact
 from shotbridge.generate.encode import valid
 from shotbridge.generate.masks import smallest
-from shotbridge.protocol import Model
-from shotbridge.timeline import (
+from shotbridge.host.buffer import ShotMeta
+from shotbridge.wire.model import Model
+from shotbridge.wire.timeline import (
     ENTRIES,
     ActionEntry,
     ErrorEntry,

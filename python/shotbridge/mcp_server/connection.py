@@ -4,7 +4,7 @@
 lazily so that listing tools never launches a browser. ``auto`` re-decides at each tool call: the
 user's browser when one is connected at that moment (a headless browser of ours is then closed),
 our headless one only when none is. Every result ``auto`` got from a headless browser of ours
-says so (:data:`shotbridge.connect.HEADLESS_NOTE`).
+says so (:data:`shotbridge.client.connect.HEADLESS_NOTE`).
 
 Lost state is reported: when the browser at the other end changes (the user's browser or its
 extension restarted, so a new host; our headless browser replaced; a move between headless and
@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from shotbridge.errors import BusError, NotConnectedError
+from shotbridge.wire.errors import BusError, NotConnectedError
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,8 @@ LinkFactory = Callable[[], Awaitable[Link]]
 
 
 class _BusLink:
-    """Adapts :class:`shotbridge.connect.Connection` (client, maybe a browser) to :class:`Link`."""
+    """Adapts :class:`shotbridge.client.connect.Connection` (client, maybe a browser) to
+    :class:`Link`."""
 
     def __init__(self, conn: Any) -> None:
         self._conn = conn
@@ -93,8 +94,8 @@ class _BusLink:
         """
         from pathlib import Path
 
-        from shotbridge import paths
-        from shotbridge.client import BusClient
+        from shotbridge.client.bus_client import BusClient
+        from shotbridge.transport import paths
 
         info = self._conn.client.info
         mine = info.pid if info else None
@@ -126,7 +127,7 @@ class _BusLink:
         browser = getattr(self._conn, "browser", None)
         if browser is None or not browser.alive():
             return False
-        from shotbridge.client import BusClient, wait_for_host
+        from shotbridge.client.bus_client import BusClient, wait_for_host
 
         with contextlib.suppress(Exception):
             await self._conn.client.close()
@@ -157,18 +158,18 @@ class BusFactory:
         self.host = host
 
     async def __call__(self) -> Link:
-        from shotbridge.connect import connect  # pulls in the bus client only when needed
+        from shotbridge.client.connect import connect  # pulls in the bus client only when needed
 
         log.info("connecting to the browser (mode=%s)", self.mode)
         return _BusLink(await connect(self.mode, window_size=self.window_size, host=self.host))
 
     def user_browser_listed(self) -> bool:
-        from shotbridge.connect import user_browser_listed
+        from shotbridge.client.connect import user_browser_listed
 
         return self.mode == "auto" and user_browser_listed(self.host)
 
     async def user_link(self) -> Link | None:
-        from shotbridge.connect import connect_user
+        from shotbridge.client.connect import connect_user
 
         conn = await connect_user(self.host)
         return _BusLink(conn) if conn is not None else None
@@ -206,7 +207,7 @@ class Connection:
 
     def end_call(self) -> list[str]:
         """Sentences to put before this call's result: lost state, then the headless note."""
-        from shotbridge.connect import HEADLESS_NOTE
+        from shotbridge.client.connect import HEADLESS_NOTE
 
         said, self.notices = self.notices, []
         if self._used_headless and getattr(self._factory, "mode", None) == "auto":

@@ -6,8 +6,14 @@ import logging
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-from shotbridge.errors import BrowserError, BusError, CommandError, NotConnectedError
-from shotbridge.protocol import RESTRICTED_MESSAGE, ErrorCode
+from shotbridge.wire.errors import (
+    RESTRICTED_MESSAGE,
+    BrowserError,
+    BusError,
+    CommandError,
+    ErrorCode,
+    NotConnectedError,
+)
 
 log = logging.getLogger(__name__)
 

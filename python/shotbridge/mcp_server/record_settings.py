@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shotbridge.recording import AutoScreenshot
+from shotbridge.host.recording import AutoScreenshot
 
 # The host's recorder owns these settings; the server checks against the same fields and defaults.
 AUTO_FIELDS = tuple(AutoScreenshot.model_fields)

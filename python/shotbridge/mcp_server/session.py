@@ -1,5 +1,5 @@
 """The MCP server's view of the host's session memory (issue 6): recording settings, timeline,
-screenshot buffer. The host keeps everything (``shotbridge.recording``); this module validates
+screenshot buffer. The host keeps everything (``shotbridge.host.recording``); this module validates
 what the model asks for and fetches what the tools need.
 
 Settings are the session's, not the browser's: ``configure`` may come before any browser exists

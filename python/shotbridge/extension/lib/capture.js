@@ -28,7 +28,7 @@ const epochMs = () => Math.round((performance.timeOrigin + performance.now()) * 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Validate against protocol.CaptureArgs (defaults included).
+ * Validate against wire.extension.CaptureArgs (defaults included).
  * @param {Record<string, any>} args
  * @returns {CaptureArgs}
  */

@@ -1,7 +1,7 @@
 // Structured errors: every failure that reaches the host carries one of the protocol's ErrorCode
-// values (python/shotbridge/protocol.py), so callers can branch on `code` instead of parsing text.
+// values (python/shotbridge/wire/), so callers can branch on `code` instead of parsing text.
 
-/** Error codes shared with the host (mirror of protocol.ErrorCode). */
+/** Error codes shared with the host (mirror of wire.errors.ErrorCode). */
 export const Code = Object.freeze({
   BAD_REQUEST: 'bad_request',
   NO_TAB: 'no_tab',

@@ -2,7 +2,7 @@
 // (content/recorder.js), page errors and network entries (content/bridge-*.js; network only while
 // network capture is on) and navigations to the host as events `action`, `page_error`, `network`
 // and `nav`. Other tabs are ignored; a tab is recorded from when it is the tracked one. The host
-// numbers and keeps everything (python/shotbridge/recording.py). A navigation within the same
+// numbers and keeps everything (python/shotbridge/host/recording.py). A navigation within the same
 // document carries `by_page: true` when the page made it with no gesture before it (a pushState
 // loop): the host keeps it as context, never as a step.
 

@@ -11,7 +11,7 @@ from pydantic import Field
 
 from shotbridge.mcp_server import content, shots
 from shotbridge.mcp_server.state import ServerState
-from shotbridge.protocol import scroll_target
+from shotbridge.wire.extension import scroll_target
 
 DESCRIPTION = """\
 JPEG of the tracked tab sized for a model (≤1280 px wide, ≤500 KB) with a summary (URL, size, \

@@ -9,10 +9,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from shotbridge.errors import CommandError
 from shotbridge.mcp_server import arg_errors, content, session
 from shotbridge.mcp_server.settings import SCREENSHOT_MODES, SettingsError
 from shotbridge.mcp_server.state import ServerState
+from shotbridge.wire.errors import CommandError
 
 ACTIONS = ("capture", "track")
 

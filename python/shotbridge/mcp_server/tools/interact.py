@@ -1,7 +1,8 @@
 """``interact``: act on the tracked tab: navigate, click, hover, type, press keys, scroll, raw CDP.
 
 Navigation goes straight to the extension's ``navigate``; every other action is the host's
-``interact`` command, which maps screenshot pixels and labels to the page (shotbridge.interact).
+``interact`` command, which maps screenshot pixels and labels to the page
+(shotbridge.host.interact).
 """
 
 from __future__ import annotations

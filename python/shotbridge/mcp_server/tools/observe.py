@@ -10,13 +10,12 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ContentBlock, ToolAnnotations
 from pydantic import Field
 
-from shotbridge.errors import CommandError
 from shotbridge.mcp_server import content, session, shots
 from shotbridge.mcp_server.failures import invalid_selector, to_tool_error
 from shotbridge.mcp_server.label_map import compact_map
 from shotbridge.mcp_server.state import REQUEST_TIMEOUT_S, ServerState
 from shotbridge.mcp_server.tools import screenshots
-from shotbridge.protocol import ErrorCode
+from shotbridge.wire.errors import CommandError, ErrorCode
 
 WHATS = ("page", "errors", "tabs", "screenshots")
 TARGETS = ("interactive", "all_visible", "custom")

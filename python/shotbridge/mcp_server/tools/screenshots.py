@@ -2,7 +2,8 @@
 ``screenshot://{id}/thumbnail`` (image/jpeg blobs), and ``observe(what="screenshots")``, the
 timeline of screenshots with what led to each (thumbnails as image blocks on request).
 
-Every URL, title, message and action shown here is redacted first (``shotbridge.redact``): a
+Every URL, title, message and action shown here is redacted first (``shotbridge.generate.redact``):
+a
 token in a query string or a card number in an error message never reaches the model."""
 
 from __future__ import annotations
@@ -14,14 +15,13 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.types import ContentBlock
 
-from shotbridge import redact
-from shotbridge.errors import CommandError
+from shotbridge.generate import redact
 from shotbridge.generate.encode import md_code, md_text
 from shotbridge.generate.steps import describe_action, redacted
 from shotbridge.mcp_server import content, session
 from shotbridge.mcp_server.state import REQUEST_TIMEOUT_S, ServerState
-from shotbridge.protocol import ErrorCode
-from shotbridge.timeline import ENTRY, ActionEntry, ErrorEntry, NavEntry, NetworkEntry
+from shotbridge.wire.errors import CommandError, ErrorCode
+from shotbridge.wire.timeline import ENTRY, ActionEntry, ErrorEntry, NavEntry, NetworkEntry
 
 RECENT_EVENTS = 60
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from shotbridge.install import BROWSERS, Layout
+from shotbridge.install.register import BROWSERS, Layout
 
 _LOCATIONS = {
     1: "installed from the Chrome Web Store",

@@ -24,8 +24,8 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
-from shotbridge.errors import ShotbridgeError
-from shotbridge.protocol import EXTENSION_ORIGIN, HOST_NAME
+from shotbridge.wire.errors import ShotbridgeError
+from shotbridge.wire.messages import EXTENSION_ORIGIN, HOST_NAME
 
 BROWSERS = ("chrome", "chromium", "brave", "edge")
 MANIFEST_NAME = f"{HOST_NAME}.json"
@@ -137,7 +137,7 @@ def default_launcher_env() -> dict[str, str]:
     try:
         metadata.distribution("shotbridge")
     except metadata.PackageNotFoundError:
-        return {"PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+        return {"PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     return {}
 
 
@@ -329,7 +329,7 @@ def stop_hosts(timeout: float = 5.0) -> list[int]:
     import signal
     import time
 
-    from shotbridge import paths
+    from shotbridge.transport import paths
 
     stopped: list[int] = []
     for info in paths.list_hosts():

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from shotbridge.errors import BusError
+from shotbridge.wire.errors import BusError
 
 # sockaddr_un.sun_path is 108 bytes on Linux (104 on macOS), NUL included.
 MAX_SOCKET_PATH = 103

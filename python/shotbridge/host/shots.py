@@ -17,7 +17,7 @@ or label point is sent with that viewport (``expect_viewport``) and the extensio
 action (``stale_screenshot``) when the viewport differs at the moment of acting: a layout that
 depends on the window's size moves, so a point cannot be mapped exactly.
 
-Registries belong to one client session (``shotbridge.sessions``): a session only ever resolves
+Registries belong to one client session (``shotbridge.host.sessions``): a session only ever resolves
 points and labels against its own screenshots, and automatic screenshots the model was not shown
 (``hide``) are never its default "latest"; ids stay unique across the host (a shared counter).
 """
@@ -32,9 +32,10 @@ from typing import Any
 
 from pydantic import Field
 
-from shotbridge.after_capture import ElementReads
-from shotbridge.errors import CommandError
-from shotbridge.protocol import ErrorCode, Model, Point, Rect, Size
+from shotbridge.host.after_capture import ElementReads
+from shotbridge.wire.errors import CommandError, ErrorCode
+from shotbridge.wire.geometry import Point, Rect, Size
+from shotbridge.wire.model import Model
 
 KEEP = 50
 

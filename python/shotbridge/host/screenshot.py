@@ -8,7 +8,7 @@ Capture modes: the viewport (default), ``scroll`` first (a y offset, top, bottom
 one element (``selector``), or the whole page (``full_page``, up to ``max_height_css``) as tiles:
 CSS bands that each fit the core's caps at full width, so a long page stays legible instead of one
 strip shrunk to a sliver. Every image (each tile too) gets a ``screenshot_id`` in the host's
-registry (``shotbridge.shots``) so ``interact`` can map its pixels back to the page.
+registry (``shotbridge.host.shots``) so ``interact`` can map its pixels back to the page.
 """
 
 from __future__ import annotations
@@ -21,21 +21,18 @@ from typing import Any, Literal, Protocol
 
 from pydantic import Field
 
-from shotbridge.errors import CommandError
-from shotbridge.protocol import (
+from shotbridge.host.recording import publish_screenshot
+from shotbridge.host.shots import ShotRegistry
+from shotbridge.wire.errors import CommandError, ErrorCode
+from shotbridge.wire.extension import (
     CaptureResult,
     CaptureTile,
     DiscoverResult,
     ElementInfo,
-    ErrorCode,
-    Model,
-    Point,
-    Rect,
     ScrollTarget,
-    Size,
 )
-from shotbridge.recording import publish_screenshot
-from shotbridge.shots import ShotRegistry
+from shotbridge.wire.geometry import Point, Rect, Size
+from shotbridge.wire.model import Model
 
 
 class Link(Protocol):

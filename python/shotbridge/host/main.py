@@ -21,16 +21,16 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from shotbridge import paths
-from shotbridge.bus import BusConnection, BusServer, error_frame
-from shotbridge.errors import CommandError, FrameError, ImageError, ShotbridgeError
-from shotbridge.framing import NATIVE
-from shotbridge.link import ExtensionLink, Send
-from shotbridge.protocol import EXTENSION_ORIGIN, PROTOCOL_VERSION, ErrorCode, Request
-from shotbridge.recording import SCREENSHOT_SINKS
-from shotbridge.sessions import Sessions
+from shotbridge.host.bus import BusConnection, BusServer, error_frame
+from shotbridge.host.extension_link import ExtensionLink, Send
+from shotbridge.host.recording import SCREENSHOT_SINKS
+from shotbridge.host.sessions import Sessions
+from shotbridge.transport import paths
+from shotbridge.transport.framing import NATIVE
+from shotbridge.wire.errors import CommandError, ErrorCode, FrameError, ImageError, ShotbridgeError
+from shotbridge.wire.messages import EXTENSION_ORIGIN, PROTOCOL_VERSION, Request
 
 log = logging.getLogger(__name__)
 
@@ -208,7 +208,7 @@ class Host:
         try:
             command = self.commands.get(req.cmd)
             if command is not None:
-                return {"id": req.id, "ok": True, "result": await command(conn, req.args)}
+                return {"id": req.id, "ok": True, "result": dump(await command(conn, req.args))}
             if req.cmd in HOST_ONLY:
                 why = f"{req.cmd} is internal to the host: {HOST_ONLY[req.cmd]}"
                 raise CommandError(ErrorCode.BAD_REQUEST, why)
@@ -240,7 +240,10 @@ class Host:
         }
 
     async def _screenshot(self, conn: BusConnection, args: dict[str, Any]) -> dict[str, Any]:
-        from shotbridge import compare, screenshot  # compare: issue 16's diff
+        from shotbridge.host import (
+            compare,
+            screenshot,  # lazy: it may pull in the core
+        )
 
         try:
             diff_args, take_args = compare.split_args(args)
@@ -257,7 +260,7 @@ class Host:
             ) from exc
 
     async def _interact(self, conn: BusConnection, args: dict[str, Any]) -> dict[str, Any]:
-        from shotbridge import interact  # lazy, like screenshot: it may pull in the core
+        from shotbridge.host import interact  # lazy, like screenshot: it may pull in the core
 
         if args.get("action") == "cdp":  # the same gate as the bus command `cdp`
             return await self._cdp(conn, args)
@@ -265,7 +268,7 @@ class Host:
 
     async def _cdp(self, conn: BusConnection, args: dict[str, Any]) -> dict[str, Any]:
         """Raw CDP: only when the user enabled it (``shotctl config allow-cdp on``); logged."""
-        from shotbridge import rawcdp
+        from shotbridge.host import rawcdp
 
         pid = rawcdp.peer_pid(conn.writer.get_extra_info("socket"))
         shots = self.sessions.get(conn, args).shots
@@ -277,6 +280,11 @@ class Host:
 
     async def _events(self, conn: BusConnection, args: dict[str, Any]) -> dict[str, Any]:
         return {"events": list(self.link.events)}
+
+
+def dump(result: BaseModel | dict[str, Any]) -> dict[str, Any]:
+    """A command's result as it goes on the bus: models are dumped here, once, by field name."""
+    return result.model_dump(mode="python") if isinstance(result, BaseModel) else result
 
 
 def forward_timeout(args: dict[str, Any]) -> float:

@@ -28,9 +28,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from shotbridge.errors import FrameError
-from shotbridge.framing import BUS, ByteBudget, Codec
-from shotbridge.protocol import ErrorCode
+from shotbridge.transport.framing import BUS, ByteBudget, Codec
+from shotbridge.wire.errors import ErrorCode, FrameError
 
 log = logging.getLogger(__name__)
 

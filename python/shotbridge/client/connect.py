@@ -13,10 +13,10 @@ import os
 from dataclasses import dataclass
 from typing import Literal
 
-from shotbridge import paths
-from shotbridge.browser import HeadlessBrowser
-from shotbridge.client import BusClient, wait_for_host
-from shotbridge.errors import BrowserError, BusError, NotConnectedError
+from shotbridge.client.browser import HeadlessBrowser
+from shotbridge.client.bus_client import BusClient, wait_for_host
+from shotbridge.transport import paths
+from shotbridge.wire.errors import BrowserError, BusError, NotConnectedError
 
 log = logging.getLogger(__name__)
 

@@ -19,11 +19,12 @@ from typing import Any
 
 from pydantic import Field
 
-from shotbridge import config, screenshot
-from shotbridge.errors import CommandError
-from shotbridge.protocol import ErrorCode, Model
-from shotbridge.screenshot import Link
-from shotbridge.shots import ShotRegistry
+from shotbridge.host import screenshot
+from shotbridge.host.screenshot import Link
+from shotbridge.host.shots import ShotRegistry
+from shotbridge.install import user_config as config
+from shotbridge.wire.errors import CommandError, ErrorCode
+from shotbridge.wire.model import Model
 
 log = logging.getLogger(__name__)
 

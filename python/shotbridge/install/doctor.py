@@ -27,9 +27,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from shotbridge import __version__, paths
-from shotbridge.errors import ShotbridgeError
-from shotbridge.install import (
+from shotbridge import __version__
+from shotbridge.install.profiles import Profile, find_profiles, profile_roots
+from shotbridge.install.register import (
     BROWSERS,
     MANIFEST_NAME,
     Layout,
@@ -37,8 +37,9 @@ from shotbridge.install import (
     profile_manifest,
     registered_profiles,
 )
-from shotbridge.profiles import Profile, find_profiles, profile_roots
-from shotbridge.protocol import EXTENSION_ID, EXTENSION_ORIGIN, HOST_NAME
+from shotbridge.transport import paths
+from shotbridge.wire.errors import ShotbridgeError
+from shotbridge.wire.messages import EXTENSION_ID, EXTENSION_ORIGIN, HOST_NAME
 
 
 class Status(StrEnum):
@@ -246,7 +247,7 @@ def check_launcher(path: Path) -> Check:
         )
     try:
         probe = subprocess.run(
-            [str(interpreter), "-c", "import shotbridge.host"],
+            [str(interpreter), "-c", "import shotbridge.host.main"],
             env={**os.environ, **env},
             capture_output=True,
             timeout=20,
@@ -292,7 +293,7 @@ def check_runtime_dir(directory: Path) -> Check:
 
 
 async def _host_status(info: paths.HostInfo) -> dict[str, Any]:
-    from shotbridge.client import BusClient
+    from shotbridge.client.bus_client import BusClient
 
     async with await BusClient.connect_path(Path(info.socket), info=info, timeout=2.0) as client:
         return await client.request("status", timeout=2.0)
@@ -416,8 +417,8 @@ def check_hosts(directory: Path | None = None) -> list[Check]:
 
 
 def check_chrome() -> Check:
-    from shotbridge.browser import find_chrome
-    from shotbridge.errors import BrowserError
+    from shotbridge.client.browser import find_chrome
+    from shotbridge.wire.errors import BrowserError
 
     try:
         return ok("chromium for headless mode", str(find_chrome()), required=False)

@@ -2,7 +2,8 @@
 
 ``x``/``y`` are pixels of a screenshot the model was shown (``screenshot_id``, default the latest);
 ``label`` is a numbered label of the latest annotated screenshot. Both are mapped to CSS viewport
-pixels here with that screenshot's scale and origin (``shotbridge.shots``), and the extension is
+pixels here with that screenshot's scale and origin (``shotbridge.host.shots``), and the extension
+is
 told the screenshot's URL, scroll position and viewport: it refuses (``stale_screenshot``) when the
 tab shows another URL now or a pixel's viewport changed (resize, zoom, Chrome's debugging bar; a
 label is then re-aimed at its element), and shifts the point with the content when the page has
@@ -18,11 +19,11 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from shotbridge import screenshot
-from shotbridge.errors import CommandError
-from shotbridge.protocol import ErrorCode, Model
-from shotbridge.screenshot import Link
-from shotbridge.shots import Shot, ShotRegistry, image_to_viewport, label_target
+from shotbridge.host import screenshot
+from shotbridge.host.screenshot import Link
+from shotbridge.host.shots import Shot, ShotRegistry, image_to_viewport, label_target
+from shotbridge.wire.errors import CommandError, ErrorCode
+from shotbridge.wire.model import Model
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +73,7 @@ class InteractArgs(Model):
     # dialog: answer the JavaScript dialog open in the tab (OK / Leave = accept).
     accept: bool | None = None
     prompt_text: str | None = None  # a prompt()'s answer (with accept=True)
-    # Raw CDP: allowed by the user's host config only (shotbridge.rawcdp); allow_cdp is the MCP
+    # Raw CDP: allowed by the user's host config only (shotbridge.host.rawcdp); allow_cdp is the MCP
     # server saying it was started with --allow-cdp, and grants nothing by itself.
     method: str | None = None
     params: dict[str, Any] | None = None
@@ -186,8 +187,8 @@ async def run(link: Link, shots: ShotRegistry, raw: dict[str, Any]) -> dict[str,
         result = await _navigate(link, a, timeout)
     elif a.action == "dialog":
         result = await _dialog(link, a, timeout)
-    elif a.action == "cdp":  # the user's gate, the log and the masks: shotbridge.rawcdp
-        from shotbridge import rawcdp
+    elif a.action == "cdp":  # the user's gate, the log and the masks: shotbridge.host.rawcdp
+        from shotbridge.host import rawcdp
 
         return await rawcdp.run(link, shots, a.model_dump(include=rawcdp.ARGS, exclude_none=True))
     else:

@@ -13,7 +13,7 @@ record lists every trigger merged into it (``triggers``), the latest first in ``
 trigger that comes while the capture itself runs starts the next wait.
 
 The :class:`Scheduler` is pure orchestration (clock, sleep and the probes are injected), so the
-rules are unit-tested without a browser; :class:`shotbridge.recording.Recorder` wires it up.
+rules are unit-tested without a browser; :class:`shotbridge.host.recording.Recorder` wires it up.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 
-from shotbridge.protocol import Model
-from shotbridge.timeline import Trigger, TriggerNote
+from shotbridge.wire.model import Model
+from shotbridge.wire.timeline import Trigger, TriggerNote
 
 QUIET_S = 1.0  # loaded and quiet this long: the page has settled
 MAX_SETTLE_S = 3.0  # the longest wait for a page that keeps moving

@@ -3,8 +3,9 @@
 A session is named by the ``session`` argument of a request (``shotctl mcp --shared-session``
 sends ``"shared"``), else it is the client's bus connection: every ``shotctl mcp`` process and
 every ``shotctl capture`` is then a session of its own, which ends when the client disconnects.
-Each session has a :class:`~shotbridge.shots.ShotRegistry` (ids drawn from one host-wide counter)
-and a :class:`~shotbridge.recording.Recorder` (timeline, buffer, automatic captures, settings).
+Each session has a :class:`~shotbridge.host.shots.ShotRegistry` (ids drawn from one host-wide
+counter)
+and a :class:`~shotbridge.host.recording.Recorder` (timeline, buffer, automatic captures, settings).
 
 Who did what: while a session runs a command that acts on the page (``interact``, ``navigate``,
 ``screenshot`` with a url) and for :data:`ACT_GRACE_S` after it (the last one to finish, when
@@ -24,8 +25,8 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from shotbridge.recording import Recorder
-from shotbridge.shots import ShotRegistry
+from shotbridge.host.recording import Recorder
+from shotbridge.host.shots import ShotRegistry
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ to a shared :class:`ByteBudget` (the bus caps what all its clients together may 
 reads big bodies into one buffer allocated for the announced size: a single mapping the allocator
 hands back to the system the moment the frame is done or its sender leaves, instead of a growing
 buffer that leaves the heap fragmented. A clean end of stream between two frames reads as ``None``;
-anything else that goes wrong is a :class:`~shotbridge.errors.FrameError`.
+anything else that goes wrong is a :class:`~shotbridge.wire.errors.FrameError`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any, BinaryIO, Protocol
 
 import msgpack
 
-from shotbridge.errors import FrameError
+from shotbridge.wire.errors import FrameError
 
 NATIVE_MAX_OUT = 1024 * 1024  # host -> browser: Chrome drops the port on anything bigger
 NATIVE_MAX_IN = 64 * 1024 * 1024  # browser -> host

@@ -24,7 +24,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from shotbridge.diff import DiffOptions, DiffResult, Geometry, Region, compare
-from shotbridge.protocol import DiscoverResult, ElementInfo, Model, Rect
+from shotbridge.wire.extension import DiscoverResult, ElementInfo
+from shotbridge.wire.geometry import Rect
+from shotbridge.wire.model import Model
 
 log = logging.getLogger(__name__)
 

@@ -14,12 +14,16 @@ import os
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
-from shotbridge import paths
-from shotbridge.errors import BusError, CommandError, FrameError, NotConnectedError
-from shotbridge.framing import BUS, Codec
-from shotbridge.protocol import ErrorCode, reply_result
+from pydantic import BaseModel
+
+from shotbridge.transport import paths
+from shotbridge.transport.framing import BUS, Codec
+from shotbridge.wire.errors import BusError, CommandError, ErrorCode, FrameError, NotConnectedError
+from shotbridge.wire.messages import reply_result
+
+M = TypeVar("M", bound=BaseModel)
 
 NO_HOST_MESSAGE = (
     "no shotbridge host is running — is the extension installed and the browser open? "
@@ -99,11 +103,19 @@ class BusClient:
     ) -> dict[str, Any]:
         """Run ``cmd`` on the host and return its result.
 
-        CommandError on an error reply (``code`` from protocol.ErrorCode, ``timeout`` when no
+        CommandError on an error reply (``code`` from ErrorCode, ``timeout`` when no
         reply came in time); BusError as soon as the connection to the host is lost.
         """
         reply = await self.call(cmd, args, timeout=timeout)
         return reply_result(reply, f"{cmd!r} failed")
+
+    async def ask(
+        self, cmd: str, args: BaseModel | None, result: type[M], *, timeout: float = 30.0
+    ) -> M:
+        """:meth:`request` with typed ends: ``args`` is sent as the fields it was given, and the
+        result is validated once, here, into ``result``."""
+        payload = args.model_dump(mode="python", exclude_unset=True) if args is not None else None
+        return result.model_validate(await self.request(cmd, payload, timeout=timeout))
 
     async def call(
         self, cmd: str, args: dict[str, Any] | None = None, *, timeout: float = 30.0

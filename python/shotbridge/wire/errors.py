@@ -6,6 +6,35 @@ The Rust core raises the :class:`ImageError` family (it imports these classes wi
 
 from __future__ import annotations
 
+from enum import StrEnum
+
+
+class ErrorCode(StrEnum):
+    """Error codes shared by the extension, the host and clients."""
+
+    BAD_REQUEST = "bad_request"  # malformed or unknown command / arguments
+    BAD_FRAME = "bad_frame"  # truncated, oversized or undecodable frame
+    NOT_CONNECTED = "not_connected"  # no extension connected to the host
+    NO_TAB = "no_tab"  # no tab to act on (none tracked, tab id unknown)
+    TAB_CLOSED = "tab_closed"  # the tab went away mid-command
+    RESTRICTED_PAGE = "restricted_page"  # chrome://, the Web Store, other extensions
+    INVALID_SELECTOR = "invalid_selector"
+    NOT_FOUND = "not_found"  # selector matched nothing
+    DEBUGGER_UNAVAILABLE = "debugger_unavailable"  # chrome.debugger could not attach
+    CAPTURE_FAILED = "capture_failed"
+    NAVIGATION_FAILED = "navigation_failed"
+    TIMEOUT = "timeout"
+    IMAGE_ERROR = "image_error"  # the core refused the image
+    # A coordinate/label action names a screenshot of another page (or one no longer kept).
+    STALE_SCREENSHOT = "stale_screenshot"
+    DIALOG_OPEN = "dialog_open"  # a JavaScript dialog blocks the page (interact action=dialog)
+    NO_DIALOG = "no_dialog"  # interact action=dialog, but no dialog is open
+    PAGE_BUSY = "page_busy"  # the page's main thread does not answer (endless script)
+    INTERNAL = "internal"
+
+
+RESTRICTED_MESSAGE = "Cannot capture screenshots of browser internal pages."
+
 
 class ShotbridgeError(Exception):
     """Base class of every error shotbridge raises on purpose."""
@@ -70,7 +99,7 @@ class NotConnectedError(BusError):
 
 
 class CommandError(ShotbridgeError):
-    """The extension or host answered a request with an error (``code`` from protocol.ErrorCode)."""
+    """The extension or host answered a request with an error (``code`` from ErrorCode)."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
@@ -97,7 +126,7 @@ class PageBusyError(CommandError):
     reload or open a new tab (navigation ends the stuck renderer)."""
 
 
-# Error codes (protocol.ErrorCode values) with a class of their own.
+# Error codes (ErrorCode values) with a class of their own.
 _TYPED: dict[str, type[CommandError]] = {
     "dialog_open": DialogOpenError,
     "no_dialog": NoDialogError,

@@ -17,10 +17,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from shotbridge.errors import CommandError, FrameError
-from shotbridge.framing import NATIVE
-from shotbridge.protocol import ErrorCode, Hello, reply_result
-from shotbridge.timeline import repair
+from shotbridge.transport.framing import NATIVE
+from shotbridge.wire.errors import CommandError, ErrorCode, FrameError
+from shotbridge.wire.extension import Hello
+from shotbridge.wire.messages import reply_result
+from shotbridge.wire.timeline import repair
 
 log = logging.getLogger(__name__)
 

@@ -1,120 +1,14 @@
-"""Message shapes shared by the extension, the host and bus clients.
-
-Two hops carry these messages:
-
-* native messaging (extension <-> host): JSON, Chrome's framing. Requests go host -> extension as
-  ``{"id", "cmd", "args"}``; the extension answers ``{"id", "ok": true, "result"}`` or
-  ``{"id", "ok": false, "error": {"code", "message"}}`` and volunteers events as
-  ``{"event", "data"}``.
-* the bus (client <-> host): msgpack frames with the same ``{"id", "cmd", "args"}`` request and
-  ``{"id", "ok", "result" | "error"}`` reply; image bytes travel raw.
-
-Geometry convention, everywhere: rectangles from the page are CSS pixels relative to the top-left
-of the *viewport* (as ``getBoundingClientRect`` gives them). A capture reports ``origin``, the
-viewport-relative CSS position of the image's top-left corner, and ``css_size``, the CSS size the
-image covers; a rectangle's position in the image is therefore ``rect - origin`` in CSS px, times
-``image_px / css_size`` in image px.
-"""
+"""The extension's commands: what the host asks of it, and what it answers."""
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-HOST_NAME = "dev.shotbridge.host"
-# The extension's ID follows from the public key in extension/manifest.json ("key").
-EXTENSION_ID = "lgpadcfmcnglbejkodbbdfcnfnaffoae"
-EXTENSION_ORIGIN = f"chrome-extension://{EXTENSION_ID}/"
-PROTOCOL_VERSION = 1
-
-
-class ErrorCode(StrEnum):
-    """Error codes shared by the extension, the host and clients."""
-
-    BAD_REQUEST = "bad_request"  # malformed or unknown command / arguments
-    BAD_FRAME = "bad_frame"  # truncated, oversized or undecodable frame
-    NOT_CONNECTED = "not_connected"  # no extension connected to the host
-    NO_TAB = "no_tab"  # no tab to act on (none tracked, tab id unknown)
-    TAB_CLOSED = "tab_closed"  # the tab went away mid-command
-    RESTRICTED_PAGE = "restricted_page"  # chrome://, the Web Store, other extensions
-    INVALID_SELECTOR = "invalid_selector"
-    NOT_FOUND = "not_found"  # selector matched nothing
-    DEBUGGER_UNAVAILABLE = "debugger_unavailable"  # chrome.debugger could not attach
-    CAPTURE_FAILED = "capture_failed"
-    NAVIGATION_FAILED = "navigation_failed"
-    TIMEOUT = "timeout"
-    IMAGE_ERROR = "image_error"  # the core refused the image
-    # A coordinate/label action names a screenshot of another page (or one no longer kept).
-    STALE_SCREENSHOT = "stale_screenshot"
-    DIALOG_OPEN = "dialog_open"  # a JavaScript dialog blocks the page (interact action=dialog)
-    NO_DIALOG = "no_dialog"  # interact action=dialog, but no dialog is open
-    PAGE_BUSY = "page_busy"  # the page's main thread does not answer (endless script)
-    INTERNAL = "internal"
-
-
-RESTRICTED_MESSAGE = "Cannot capture screenshots of browser internal pages."
-
-
-class Model(BaseModel):
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
-
-
-class Rect(Model):
-    x: float
-    y: float
-    width: float
-    height: float
-
-
-class Size(Model):
-    width: float
-    height: float
-
-
-class Point(Model):
-    x: float
-    y: float
-
-
-class ErrorInfo(Model):
-    code: ErrorCode
-    message: str
-
-
-class Request(Model):
-    id: str
-    cmd: str
-    args: dict[str, Any] = Field(default_factory=dict)
-
-
-class Reply(Model):
-    id: str
-    ok: bool
-    result: dict[str, Any] | None = None
-    error: ErrorInfo | None = None
-
-
-def reply_result(reply: dict[str, Any], failed: str) -> dict[str, Any]:
-    """The ``result`` of a reply frame; CommandError for an error reply (``failed`` if unsaid)."""
-    from shotbridge.errors import command_error
-
-    if reply.get("ok"):
-        result = reply.get("result")
-        return result if isinstance(result, dict) else {}
-    error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
-    raise command_error(
-        str(error.get("code") or ErrorCode.INTERNAL), str(error.get("message") or failed)
-    )
-
-
-class Event(Model):
-    event: str
-    data: dict[str, Any] = Field(default_factory=dict)
-
-
-# ---- extension commands -------------------------------------------------------------------------
+from shotbridge.wire.geometry import Point, Rect, Size
+from shotbridge.wire.messages import PROTOCOL_VERSION
+from shotbridge.wire.model import Model
 
 
 class TabInfo(Model):

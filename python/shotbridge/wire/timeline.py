@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter, ValidationError
 
-from shotbridge.protocol import Model
+from shotbridge.wire.model import Model
 
 BODY_LIMIT = 10_000
 # Entries kept per kind: each kind is evicted only by its own kind, so a page that floods errors,
@@ -38,7 +38,8 @@ KEEP_FIRST: dict[str, int] = {"error": 150}
 
 ActionKind = Literal["click", "fill", "select", "press", "submit"]
 Trigger = Literal["navigation", "action", "error", "explicit"]
-# Who made an action or navigation happen (the host's session attribution, shotbridge.sessions):
+# Who made an action or navigation happen (the host's session attribution,
+# shotbridge.host.sessions):
 # "user" (nobody's tool was acting), "tool" (a tool did it, or asked for this navigation),
 # "tool_action" (a navigation that followed a tool's click or key press). None: not known.
 Origin = Literal["user", "tool", "tool_action"]

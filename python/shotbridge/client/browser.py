@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from shotbridge.errors import BrowserError
+from shotbridge.wire.errors import BrowserError
 
 _PR_SET_PDEATHSIG = 1
 
@@ -109,7 +109,8 @@ class HeadlessBrowser:
         return self.root / "chromium.log"
 
     def start(self) -> HeadlessBrowser:
-        from shotbridge import install  # imported here: keeps `import shotbridge.browser` light
+        # imported here: keeps `import shotbridge.client.browser` light
+        from shotbridge.install import register as install
 
         chrome = self.chrome or find_chrome()
         # Short path: the bus socket lives below it and AF_UNIX paths are limited to 108 bytes.

@@ -21,9 +21,9 @@ from pathlib import Path
 
 from pydantic import Field
 
-from shotbridge import paths
-from shotbridge.protocol import Model
-from shotbridge.timeline import Trigger, TriggerNote
+from shotbridge.transport import paths
+from shotbridge.wire.model import Model
+from shotbridge.wire.timeline import Trigger, TriggerNote
 
 log = logging.getLogger(__name__)
 

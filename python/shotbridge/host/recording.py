@@ -8,7 +8,7 @@ Automatic capture (``auto_screenshot``): after a completed navigation, a page er
 action, a screenshot is taken once the cooldown (``min_interval_s``) has passed and the page has
 settled (loaded, and no load, request or trigger for about 1 s; at most 3 s of waiting). Triggers
 that come while one waits are merged into it, and its record lists them (``triggers``). The rules
-live in :mod:`shotbridge.autoshot`.
+live in :mod:`shotbridge.host.autoshot`.
 
 Observations (for ``mask_dynamic``): the page's visible texts (``discover all_visible``) are noted
 with every screenshot and twice after each completed navigation (right away and a second later).
@@ -27,12 +27,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from shotbridge import buffer
-from shotbridge.autoshot import Batch, Scheduler
-from shotbridge.buffer import ScreenshotBuffer, ShotMeta
-from shotbridge.errors import CommandError
-from shotbridge.protocol import ErrorCode, Model
-from shotbridge.timeline import (
+from shotbridge.host import buffer
+from shotbridge.host.autoshot import Batch, Scheduler
+from shotbridge.host.buffer import ScreenshotBuffer, ShotMeta
+from shotbridge.wire.errors import CommandError, ErrorCode
+from shotbridge.wire.model import Model
+from shotbridge.wire.timeline import (
     ActionEntry,
     ErrorEntry,
     NavEntry,
@@ -45,7 +45,7 @@ from shotbridge.timeline import (
 )
 
 if TYPE_CHECKING:  # screenshot imports this module (publish_screenshot) at load time
-    from shotbridge.screenshot import Link
+    from shotbridge.host.screenshot import Link
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ OBSERVE_MAX = 100
 AUTO_TIMEOUT_MS = 10_000
 
 
-# Observers of every screenshot the host produces (``shotbridge.screenshot.take`` calls
+# Observers of every screenshot the host produces (``shotbridge.host.screenshot.take`` calls
 # :func:`publish_screenshot`): ``sink(shots, result, raw_args)``; each host adds its recorder.
 ScreenshotSink = Callable[[Any, dict[str, Any], dict[str, Any]], None]
 SCREENSHOT_SINKS: list[ScreenshotSink] = []
@@ -273,7 +273,7 @@ class Recorder:
         self, trigger: Trigger, action_id: str | None, batch: Batch | None = None
     ) -> dict[str, Any] | None:
         """One automatic screenshot through the host's own pipeline (so it lands in the buffer)."""
-        from shotbridge import screenshot  # lazy: the core loads only where pixels are handled
+        from shotbridge.host import screenshot  # lazy: the core loads only where pixels are handled
 
         args: dict[str, Any] = {
             "mask_selectors": list(self.config.mask_selectors),

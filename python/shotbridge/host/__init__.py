@@ -1,0 +1,1 @@
+"""The native-messaging host: started by Chromium, it owns the bus and every client's session."""

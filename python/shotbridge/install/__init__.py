@@ -1,0 +1,2 @@
+"""Putting shotbridge on a machine: native-host registration, browser profiles, doctor, user
+settings."""

@@ -1,0 +1,1 @@
+"""Shapes of everything that crosses a process boundary: pydantic models and constants, no I/O."""

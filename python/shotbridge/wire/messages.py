@@ -1,0 +1,60 @@
+"""The frames both hops carry, and who may send them.
+
+* native messaging (extension <-> host): JSON, Chrome's framing. Requests go host -> extension as
+  ``{"id", "cmd", "args"}``; the extension answers ``{"id", "ok": true, "result"}`` or
+  ``{"id", "ok": false, "error": {"code", "message"}}`` and volunteers events as
+  ``{"event", "data"}``.
+* the bus (client <-> host): msgpack frames with the same ``{"id", "cmd", "args"}`` request and
+  ``{"id", "ok", "result" | "error"}`` reply; image bytes travel raw.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from shotbridge.wire.errors import ErrorCode
+from shotbridge.wire.model import Model
+
+HOST_NAME = "dev.shotbridge.host"
+# The extension's ID follows from the public key in extension/manifest.json ("key").
+EXTENSION_ID = "lgpadcfmcnglbejkodbbdfcnfnaffoae"
+EXTENSION_ORIGIN = f"chrome-extension://{EXTENSION_ID}/"
+PROTOCOL_VERSION = 1
+
+
+class ErrorInfo(Model):
+    code: ErrorCode
+    message: str
+
+
+class Request(Model):
+    id: str
+    cmd: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class Reply(Model):
+    id: str
+    ok: bool
+    result: dict[str, Any] | None = None
+    error: ErrorInfo | None = None
+
+
+def reply_result(reply: dict[str, Any], failed: str) -> dict[str, Any]:
+    """The ``result`` of a reply frame; CommandError for an error reply (``failed`` if unsaid)."""
+    from shotbridge.wire.errors import command_error
+
+    if reply.get("ok"):
+        result = reply.get("result")
+        return result if isinstance(result, dict) else {}
+    error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
+    raise command_error(
+        str(error.get("code") or ErrorCode.INTERNAL), str(error.get("message") or failed)
+    )
+
+
+class Event(Model):
+    event: str
+    data: dict[str, Any] = Field(default_factory=dict)
