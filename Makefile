@@ -1,5 +1,5 @@
 # The two commands of README's Quick start (demo, test), and the release artefacts (dist).
-.PHONY: demo test setup dist
+.PHONY: demo test layers setup dist
 
 setup:
 	scripts/setup.sh
@@ -10,6 +10,10 @@ demo: setup
 
 test:
 	scripts/test.sh
+
+# The shape check alone (make test runs it too): import circles, layering, long hot-path functions.
+layers: setup
+	.venv/bin/python scripts/check_layers.py
 
 # abi3 manylinux_2_28 wheels (x86_64; aarch64 when its Rust target can be installed) and the
 # sdist into dist/, then a check of what they carry.

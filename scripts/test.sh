@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Every check and every test: formatting, lints, Rust unit tests, extension unit tests, pytest
-# (unit, property and real headless-Chromium end-to-end tests).
+# Every check and every test: formatting, lints, Rust unit tests, extension unit tests, the shape
+# check (import circles, layering, long hot-path functions), pytest (unit, property and real
+# headless-Chromium end-to-end tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"
@@ -13,4 +14,5 @@ step "clippy";       cargo clippy --all-targets --quiet -- -D warnings
 step "cargo test";   cargo test --quiet
 step "ruff";         ruff check python tests bench scripts && ruff format --check python tests bench scripts
 if [ -d tests/extension ]; then step "extension unit tests"; node --test tests/extension/; fi
+step "layers, circles, hot-path function length"; python scripts/check_layers.py
 step "pytest";       python -m pytest -q -p no:cacheprovider "$@"
