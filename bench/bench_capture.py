@@ -50,7 +50,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "captureVisibleTab jpeg → core": {"method": "visible"},
     "captureVisibleTab png → core": {"method": "visible", "browser_format": "png"},
     "annotated (auto + 50 labels)": {"annotate": True},
-    # What MCP capture_screenshot sends by default (issue 16's diff memory and unchanged check).
+    # What MCP capture_screenshot sends by default: each image is kept for diffs, and an unchanged
+    # view is told as such (so this row pays for both).
     "auto + remember + unchanged_check (MCP default)": {"remember": True, "unchanged_check": True},
 }
 

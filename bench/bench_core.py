@@ -266,7 +266,7 @@ def summary(rows: list[Row]) -> str:
         f"- median speedup over Pillow: **{med(png + jpg)}** (PNG {med(png)}, JPEG {med(jpg)});"
         " target >= 5x",
         f"- JPEG inputs, core / libjpeg-turbo floor: median **{med(floors)}**, "
-        f"max {max(floors):.2f}x; target <= 1.3x (issue 15)"
+        f"max {max(floors):.2f}x; target <= 1.3x"
         if floors
         else "- floor: not measured",
     ]

@@ -774,7 +774,7 @@ def tools_lines(info: dict[str, Any]) -> list[str]:
 
 
 def targets(results: list[PageResult], info: dict[str, Any], ctx: dict[str, float]) -> list[str]:
-    lines = ["## Targets (issue 22), from this run", ""]
+    lines = ["## Speed targets, from this run", ""]
     ratios = []
     for r in results:
         peer, fast = faster_peer(r)

@@ -1,6 +1,6 @@
 """Soak: 4 MCP clients x N mixed calls against one host in one headless Chromium, while a fifth
 bus client misbehaves. Shows that no reply goes astray, no call hangs and the host's memory stays
-bounded (issue 12).
+bounded: one greedy or stuck client must not cost the others their answers.
 
     python bench/bench_soak.py [--calls 250] [--clients 4] [--out bench/results-soak.md]
 

@@ -2,8 +2,8 @@
 
 A system-wide launcher runs this interpreter and this shotbridge for every user whose browser
 loads the extension. If either lives in someone's home or belongs to a non-root user, that user
-can change the code every other user's browser runs (issue 9, defect 10). So ``--system`` needs
-an interpreter and a package that only root can write.
+can change the code every other user's browser runs. So ``--system`` needs an interpreter and a
+package that only root can write.
 """
 
 from __future__ import annotations
