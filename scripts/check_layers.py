@@ -280,7 +280,8 @@ def js_modules(extension: Path) -> dict:
         ["node", str(script), str(extension)], capture_output=True, text=True, check=False
     )
     if run.returncode != 0:
-        raise SystemExit(f"check_layers: {script.name} failed:\n{run.stderr.strip()}")
+        hint = "(acorn comes from tests/e2e/node_modules: scripts/setup.sh installs it)"
+        raise SystemExit(f"check_layers: {script.name} failed {hint}:\n{run.stderr.strip()}")
     return json.loads(run.stdout)
 
 
