@@ -132,5 +132,13 @@ def test_readme_is_the_short_user_path_and_links_the_map():
     assert len(text.encode("utf-8")) <= 15_000
     assert "docs/architecture.md" in text
     headings = re.findall(r"^## (.+)$", text, flags=re.MULTILINE)
-    for needed in ("Quick start", "Install", "Register the MCP server", "Troubleshooting"):
+    user_path = (
+        "Quick start",
+        "Install",
+        "Use it with your own Chrome",
+        "Register the MCP server",
+        "The MCP tools",
+        "Troubleshooting",
+    )
+    for needed in user_path:
         assert any(h.startswith(needed) for h in headings), needed
