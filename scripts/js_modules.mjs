@@ -71,24 +71,29 @@ function describe(program) {
   const imports = [];
   const functions = [];
   const skip = fileWrappers(program);
-  const visit = (node, parent) => {
+  const visit = (node, parent, enclosing) => {
     if (!node || typeof node.type !== 'string') return;
     const source = node.source;
     if (source?.type === 'Literal' && typeof source.value === 'string') {
       // ImportDeclaration, Export{Named,All}Declaration with a `from`, and import() of a literal.
       imports.push({ spec: source.value, line: node.loc.start.line });
     }
+    let inside = enclosing;
     if (FUNCTION_TYPES.has(node.type) && !skip.has(node)) {
       const lines = node.loc.end.line - node.loc.start.line + 1;
-      functions.push({ name: nameOf(node, parent), line: node.loc.start.line, lines });
+      let name = nameOf(node, parent);
+      // A callback is named by where it sits: "captureCdp > callback" says where to look.
+      if (name === '<anonymous>' && enclosing) name = `${enclosing} > callback`;
+      functions.push({ name, line: node.loc.start.line, lines });
+      inside = name;
     }
     for (const [key, value] of Object.entries(node)) {
       if (key === 'loc') continue;
-      if (Array.isArray(value)) for (const child of value) visit(child, node);
-      else if (value && typeof value === 'object') visit(value, node);
+      if (Array.isArray(value)) for (const child of value) visit(child, node, inside);
+      else if (value && typeof value === 'object') visit(value, node, inside);
     }
   };
-  visit(program, null);
+  visit(program, null, '');
   return { imports, functions };
 }
 

@@ -194,6 +194,14 @@ def test_a_long_javascript_function_on_the_hot_path_is_caught(tmp_path):
     assert "wrap.js" not in out  # a file-wide wrapper is the file's scope, not a function
 
 
+def test_a_long_callback_is_named_by_the_function_it_sits_in(tmp_path):
+    body = "".join(f"    const x{i} = {i};\n" for i in range(61))
+    source = f"export function outer(run) {{\n  return run(() => {{\n{body}  }});\n}}\n"
+    code, out = check(plant(tmp_path, {"extension/lib/b.js": source}), "lib/b.js")
+    assert code == 1
+    assert "extension/lib/b.js:2 outer > callback is 63 lines" in out
+
+
 def test_a_hot_path_file_that_is_gone_is_named(tmp_path):
     code, out = check(plant(tmp_path, {}), "host/renamed.py", "lib/renamed.js")
     assert code == 1
