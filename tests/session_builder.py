@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from shotbridge.generate.steps import Session
-from shotbridge.host.buffer import ShotMeta
+from shotbridge.wire.recording import ShotMeta
 from shotbridge.wire.timeline import (
     ActionEntry,
     ErrorEntry,

@@ -12,10 +12,10 @@ from shotbridge.host.buffer import (
     KEEP,
     MAX_BYTES,
     ScreenshotBuffer,
-    ShotMeta,
     file_name,
     write_copy,
 )
+from shotbridge.wire.recording import ShotMeta
 
 
 def add(buf: ScreenshotBuffer, shot_id: int, size: int = 1000, thumb: int = 100) -> None:

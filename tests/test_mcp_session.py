@@ -31,7 +31,7 @@ def recorded_export() -> dict[str, Any]:
     return {
         "session": r.timeline.session,
         "started": 1_700_000_000.0,
-        "entries": r.timeline.export(),
+        "entries": [e.model_dump() for e in r.timeline.select()],
         "screenshots": [m.model_dump() for m in r.shots],
         "config": {"auto_screenshot": {"on_navigation": False, "on_error": True}},
     }
@@ -259,7 +259,8 @@ class _Conn:
 
 
 def _shot(sessions: Any, conn: Any, **extra: Any) -> int:
-    """Register one screenshot in ``conn``'s session the way screenshot.take does."""
+    """Register one screenshot in ``conn``'s session, and tell the session, as screenshot.take
+    does."""
     reg = sessions.get(conn, {}).shots
     shot = reg.add(
         url=URL,
@@ -276,9 +277,15 @@ def _shot(sessions: Any, conn: Any, **extra: Any) -> int:
             {"label": 1, "selector": "#b", "bounds": {"x": 1, "y": 1, "width": 2, "height": 2}}
         ],
     )
-    result = {"screenshot_id": shot.id, "url": URL, "jpeg": FULL, "thumbnail": THUMB}
-    for sink in sessions.sinks():
-        sink(reg, result, extra)
+    from shotbridge.host.screenshot import Cause
+    from shotbridge.wire.screenshot import ScreenshotResult
+
+    result = ScreenshotResult(
+        screenshot_id=shot.id, url=URL, jpeg=FULL, thumbnail=THUMB, width=100, height=50,
+        bytes=len(FULL), quality=60, css_to_output_scale=1.0, method="cdp",
+        viewport={"width": 100, "height": 50},
+    )  # fmt: skip
+    sessions.get(conn, {}).screenshot_taken(result, Cause(**extra))
     return shot.id
 
 
@@ -294,7 +301,7 @@ def test_each_client_sees_only_its_own_screenshots_and_steps() -> None:
         assert s.get(b, {}).shots.for_label(None).id == idb
         with pytest.raises(CommandError, match="not one of this session's screenshots"):
             s.get(a, {}).shots.for_point(idb)
-        ta = await s.commands()["screenshots"](a, {})
+        ta = (await s.commands()["screenshots"](a, {})).model_dump()
         assert [m["id"] for m in ta["screenshots"]] == [ida]
         # B clicks: the extension's action event is B's alone; the user's own click is everyone's.
         with s.acting(b, "interact", {}):
@@ -303,7 +310,7 @@ def test_each_client_sees_only_its_own_screenshots_and_steps() -> None:
         s.on_event({"event": "action", "data": {"kind": "click", "target": {"selector": "#u"}}})
         steps = {}
         for name, conn in (("a", a), ("b", b)):
-            t = await s.commands()["timeline"](conn, {})
+            t = (await s.commands()["timeline"](conn, {})).model_dump()
             steps[name] = [e["target"]["selector"] for e in t["entries"] if e["type"] == "action"]
         assert steps == {"a": ["#u"], "b": ["#b", "#u"]}
         # A named session is shared by every client that names it.

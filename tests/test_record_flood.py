@@ -16,6 +16,7 @@ from shotbridge.generate import playwright, report
 from shotbridge.generate.steps import Session, build_steps
 from shotbridge.host.recording import Recorder
 from shotbridge.host.shots import ShotRegistry
+from shotbridge.wire.recording import TimelineResult
 from shotbridge.wire.timeline import (
     BUDGETS,
     KEEP_FIRST,
@@ -219,7 +220,7 @@ def flooded() -> Timeline:
 
 def test_a_flood_leaves_the_steps_and_the_first_error_to_the_generators() -> None:
     t = flooded()
-    session = Session.from_export({"entries": t.export()})
+    session = Session.from_export(TimelineResult(entries=t.select()))
     steps = build_steps(session)
     assert [s.kind for s in steps] == ["goto", "action", "action"]  # load, fill, click
     assert steps[0].errors[0].message == "FIRST-REAL-ERROR"
@@ -231,7 +232,7 @@ def test_a_flood_leaves_the_steps_and_the_first_error_to_the_generators() -> Non
 def test_the_timeline_command_says_what_was_dropped() -> None:
     rec = Recorder(Link(), ShotRegistry())
     rec.timeline = flooded()
-    got = asyncio.run(rec.cmd_timeline(None, {}))
+    got = asyncio.run(rec.cmd_timeline(None, {})).model_dump()
     # 402 error entries (the real one, 400 distinct, one counted 400 times) for 200 places.
     assert got["dropped"] == {"error": 402 - BUDGETS["error"]}
     same = [e for e in got["entries"] if e.get("message") == "FLOOD-SAME"]
@@ -311,7 +312,7 @@ def test_any_flood_keeps_every_step_and_counts_every_page_event(events: list[Any
             assert key not in seen, (e, events)
             seen.add(key)
     # The page's URL changes are never a step of the generated code.
-    steps = build_steps(Session.from_export({"entries": t.export()}))
+    steps = build_steps(Session.from_export(TimelineResult(entries=t.select())))
     step_seqs = {e.seq for e in entries if isinstance(e, NavEntry) and not e.by_page}
     # (A first "goto" may be made up: the recording began on an open page.)
     assert not [s for s in steps[1:] if s.kind != "action" and s.seq not in step_seqs]

@@ -253,9 +253,11 @@ def test_record_config_forwards_network_and_validates() -> None:
     async def main() -> None:
         link = Link()
         rec = Recorder(link, ShotRegistry())
-        out = await rec.cmd_record_config(
-            None, {"network": True, "auto_screenshot": {"on_action": True}}
-        )
+        out = (
+            await rec.cmd_record_config(
+                None, {"network": True, "auto_screenshot": {"on_action": True}}
+            )
+        ).model_dump()
         assert out["network"] is True
         assert out["auto_screenshot"] == {
             "on_navigation": False,
@@ -265,7 +267,7 @@ def test_record_config_forwards_network_and_validates() -> None:
         assert link.calls == [("record_config", {"network": True})]
         with pytest.raises(CommandError, match="unknown auto_screenshot field"):
             await rec.cmd_record_config(None, {"auto_screenshot": {"on_scroll": True}})
-        out = await rec.cmd_record_config(None, {"mask_selectors": [".ssn"]})
+        out = (await rec.cmd_record_config(None, {"mask_selectors": [".ssn"]})).model_dump()
         assert out["mask_selectors"] == [".ssn"] and len(link.calls) == 1
 
     asyncio.run(main())
@@ -278,16 +280,16 @@ def test_screenshot_commands() -> None:
         rec.config.observe = False
         for i in range(1, 23):
             rec.on_screenshot(shots, shot_result(i), {})
-        listed = await rec.cmd_screenshots(None, {"images": "thumbnail"})
+        listed = (await rec.cmd_screenshots(None, {"images": "thumbnail"})).model_dump()
         assert len(listed["screenshots"]) == 22
         assert [s["id"] for s in listed["screenshots"] if "jpeg" in s] == list(range(3, 23))
-        got = await rec.cmd_screenshot_get(None, {"id": 22})
+        got = (await rec.cmd_screenshot_get(None, {"id": 22})).model_dump()
         assert got["jpeg"] == shot_result(22)["jpeg"] and got["trigger"] == "explicit"
         with pytest.raises(CommandError, match="was evicted"):
             await rec.cmd_screenshot_get(None, {"id": 1})
         with pytest.raises(CommandError, match="No screenshot 99"):
             await rec.cmd_screenshot_get(None, {"id": 99})
-        tl = await rec.cmd_timeline(None, {"kinds": ["screenshot"], "since": 20})
+        tl = (await rec.cmd_timeline(None, {"kinds": ["screenshot"], "since": 20})).model_dump()
         assert [e["screenshot_id"] for e in tl["entries"]] == [21, 22]
         assert tl["screenshots"][0]["kept"] is False
 
@@ -340,7 +342,7 @@ def test_lone_surrogates_from_a_page_never_break_the_record(
             "data": {"kind": "fill", "value": value, "target": {"selector": selector}},
         }
     )
-    exported = rec.timeline.export()
+    exported = [e.model_dump() for e in rec.timeline.select()]
     assert len(exported) == 2
     # Everything stored can be encoded (msgpack/JSON/UTF-8), as every tool has to.
     for e in exported:

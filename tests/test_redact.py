@@ -135,7 +135,7 @@ def corpus() -> Rec:
 
 def artefacts(r: Rec) -> dict[str, str]:
     s = r.session(images={1: b"\xff\xd8\xff"})
-    events = [_event(e.model_dump()) for e in s.entries]
+    events = [_event(e) for e in s.entries]
     return {
         "reproduction script": reproduction_script(s, include_fixtures=True),
         "reproduction script (plain)": reproduction_script(s, include_screenshots=True),

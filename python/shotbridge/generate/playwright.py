@@ -89,9 +89,9 @@ def _num(v: float) -> str:
 
 
 def _viewport(session: Session) -> dict[str, int] | None:
-    vp = session.environment.get("viewport")
-    if isinstance(vp, dict) and vp.get("width") and vp.get("height"):
-        return {"width": int(vp["width"]), "height": int(vp["height"])}
+    vp = session.environment.viewport
+    if vp is not None and vp.width and vp.height:
+        return {"width": int(vp.width), "height": int(vp.height)}
     return None
 
 
@@ -289,21 +289,7 @@ def generate_test_spec(
     steps = build_steps(session)
     failing = failing_step(steps)
     mode: FixtureMode = fixtures or ("routes" if include_fixtures else "none")
-    dynamic: dict[str, set[str]] | None = None
-    watched: set[str] | None = None
-    if mask_dynamic:
-        dynamic = dynamic_selectors(session)
-        watched = watched_pages(session) | set(sampled_dynamic or {})
-        if not watched and not session.of(ObservationEntry):
-            watched = None  # nothing was ever looked at (observe off): assert every step
-        for url, sels in (sampled_dynamic or {}).items():
-            dynamic.setdefault(url, set()).update(sels)
-    errors = recorded_errors(steps)
-    title = (
-        f"no errors after: {failing.describe()}"
-        if errors and failing is not None
-        else f"session {session.session or 'replay'}"
-    )
+    dynamic, watched = _known_motion(session, sampled_dynamic) if mask_dynamic else (None, None)
     out = [
         *_header(session, "Playwright test", "Run: npx playwright test (needs @playwright/test)."),
         _imports(module, language, "test, expect", "@playwright/test"),
@@ -316,28 +302,10 @@ def generate_test_spec(
             "",
         ]
     if mode in ("seed", "writes"):
-        plan = fx.seed(steps, failing) if mode == "seed" else fx.plan(steps, failing)
-        if not plan.empty:
-            out += [
-                "// Data that existed before the session (never the session's own writes)."
-                if mode == "seed"
-                else "// The session's writes before the failing step, sent again first: only"
-                " for a backend reset between runs."
-            ]
-            out += ["test.beforeAll(async ({ playwright }) => {"]
-            out += ["  const api = await playwright.request.newContext();"]
-            out += _fixture_lines(plan, "api", "  ")
-            out += ["  await api.dispose();", "});", ""]
-        else:
-            out += ["// Seed fixtures: no list response recorded to seed from.", ""]
+        out += _before_all(steps, failing, mode)
+    title = _spec_title(session, steps, failing)
     out += [f"test({js_string(one_line(title, 200))}, async ({{ page }}) => {{"]
-    body: list[str] = []
-    if mode == "routes":
-        served = fx.routes(steps)
-        body += _route_lines(served, "page", language) or [
-            "// Fixtures: no GET response was recorded (turn on configure network=true first)."
-        ]
-        body.append("")
+    body = _fixture_routes(steps, language) if mode == "routes" else []
     if assert_no_errors:
         body += _error_watch(steps, language)
     for step in steps:
@@ -351,6 +319,55 @@ def generate_test_spec(
     out += _indented(body, "  ")
     out += ["});", ""]
     return "\n".join(out)
+
+
+def _known_motion(
+    session: Session, sampled: dict[str, set[str]] | None
+) -> tuple[dict[str, set[str]], set[str] | None]:
+    """What moves on each page (to mask), and the pages looked at long enough to know it (None:
+    nothing was ever looked at, observe off: every step is asserted)."""
+    dynamic = dynamic_selectors(session)
+    watched: set[str] | None = watched_pages(session) | set(sampled or {})
+    if not watched and not session.of(ObservationEntry):
+        watched = None
+    for url, sels in (sampled or {}).items():
+        dynamic.setdefault(url, set()).update(sels)
+    return dynamic, watched
+
+
+def _spec_title(session: Session, steps: list[Step], failing: Step | None) -> str:
+    if recorded_errors(steps) and failing is not None:
+        return f"no errors after: {failing.describe()}"
+    return f"session {session.session or 'replay'}"
+
+
+def _before_all(steps: list[Step], failing: Step | None, mode: FixtureMode) -> list[str]:
+    """``seed``/``writes`` fixtures: requests sent once before the test, through its own API."""
+    plan = fx.seed(steps, failing) if mode == "seed" else fx.plan(steps, failing)
+    if plan.empty:
+        return ["// Seed fixtures: no list response recorded to seed from.", ""]
+    intro = (
+        "// Data that existed before the session (never the session's own writes)."
+        if mode == "seed"
+        else "// The session's writes before the failing step, sent again first: only"
+        " for a backend reset between runs."
+    )
+    return [
+        intro,
+        "test.beforeAll(async ({ playwright }) => {",
+        "  const api = await playwright.request.newContext();",
+        *_fixture_lines(plan, "api", "  "),
+        "  await api.dispose();",
+        "});",
+        "",
+    ]
+
+
+def _fixture_routes(steps: list[Step], language: Language) -> list[str]:
+    lines = _route_lines(fx.routes(steps), "page", language) or [
+        "// Fixtures: no GET response was recorded (turn on configure network=true first)."
+    ]
+    return [*lines, ""]
 
 
 def _indented(lines: list[str], indent: str) -> list[str]:
@@ -383,17 +400,25 @@ def reproduction_script(
         "",
         "(async () => {",
     ]
-    body = [
-        "const browser = await chromium.launch({",
-        "  headless: !process.env.HEADED,",
-        "  executablePath: process.env.CHROME_PATH || undefined,",
-        "});",
-    ]
+    body = _launch_lines(session)
+    body += _indented(_replay_lines(steps, include_screenshots, include_fixtures), "  ")
+    body += ["} finally {", "  await browser.close();", "}"]
+    out += _indented(body, "  ")
+    out += ["})().catch((err) => {", "  console.error(err);", "  process.exit(1);", "});", ""]
+    return "\n".join(out)
+
+
+def _launch_lines(session: Session) -> list[str]:
+    """The browser, context and page, with errors logged and requests in flight counted."""
     vp = _viewport(session)
     context_options = (
         f"{{ viewport: {{ width: {vp['width']}, height: {vp['height']} }} }}" if vp else ""
     )
-    body += [
+    return [
+        "const browser = await chromium.launch({",
+        "  headless: !process.env.HEADED,",
+        "  executablePath: process.env.CHROME_PATH || undefined,",
+        "});",
         f"const context = await browser.newContext({context_options});",
         "const page = await context.newPage();",
         "page.on('pageerror', (err) => console.log(`[page error] ${err.message}`));",
@@ -404,6 +429,12 @@ def reproduction_script(
         "for (const e of ['requestfinished', 'requestfailed']) page.on(e, () => { pending--; });",
         "try {",
     ]
+
+
+def _replay_lines(
+    steps: list[Step], include_screenshots: bool, include_fixtures: bool
+) -> list[str]:
+    """Inside the script's ``try``: the steps, then a wait until no request is in flight."""
     inner: list[str] = []
     if include_fixtures:
         inner += _route_lines(fx.routes(steps), "context", "js")
@@ -414,7 +445,8 @@ def reproduction_script(
         if include_screenshots:
             inner.append(f"await page.screenshot({{ path: 'step-{step.index}.png' }});")
         inner += _errors_note(step)
-    inner += [
+    return [
+        *inner,
         "// Before the browser closes: 300 ms without a request in flight (5 s at most).",
         "for (let quiet = 0, t = 0; quiet < 3 && t < 50; t++) {",
         "  await page.waitForTimeout(100);",
@@ -422,11 +454,6 @@ def reproduction_script(
         "}",
         f"console.log('replayed {len(steps)} steps');",
     ]
-    body += _indented(inner, "  ")
-    body += ["} finally {", "  await browser.close();", "}"]
-    out += _indented(body, "  ")
-    out += ["})().catch((err) => {", "  console.error(err);", "  process.exit(1);", "});", ""]
-    return "\n".join(out)
 
 
 def screenshots_for_steps(session: Session) -> list[tuple[Step, int]]:

@@ -19,7 +19,14 @@ from typing import Literal
 
 from shotbridge.generate.encode import md_code, md_fence, md_text
 from shotbridge.generate.playwright import reproduction_script
-from shotbridge.generate.steps import Session, Step, build_steps, describe_action, failing_step
+from shotbridge.generate.steps import (
+    Session,
+    Step,
+    Viewport,
+    build_steps,
+    describe_action,
+    failing_step,
+)
 from shotbridge.wire.timeline import ErrorEntry, NetworkEntry
 
 FULL_SET_LIMIT = 1_000_000  # bytes of base64 for all embedded images together
@@ -60,25 +67,46 @@ def bug_report(session: Session, *, title: str | None = None) -> str:
     failing = failing_step(steps)
     errors = [e for s in steps for e in s.errors]
     requests = [r for s in steps for r in s.requests]
+    out = _facts(session, steps, failing, errors, requests, title)
+    out += _steps_md(session, steps)
+    out += _errors_md(steps, errors, requests)
+    out += _expected_actual(failing, errors[0] if errors else None)
+    out += _environment_md(session)
+    out += ["## Reproduction script", "", md_fence(reproduction_script(session), "js"), ""]
+    return "\n".join(out)
+
+
+def _facts(
+    session: Session,
+    steps: list[Step],
+    failing: Step | None,
+    errors: list[ErrorEntry],
+    requests: list[NetworkEntry],
+    title: str | None,
+) -> list[str]:
+    """The title and what a triager reads first: where, when, how bad."""
     level, why = severity(errors, requests)
     first = errors[0] if errors else None
     url = (first.url if first and first.url else None) or (failing.url if failing else "?")
     when = first.time if first else (failing.time if failing else session.started)
     heading = title or (_first_line(first.message) if first else f"Session {session.session}")
-    shot_ids = [s.screenshot_ids[0] for s in steps if s.screenshot_ids]
-    images, thumbs = pick_images(session, shot_ids)
-    kept = {m.id: m for m in session.screenshots}
-
-    out = [f"# Bug: {md_text(heading, 120)}", ""]
-    out += [
+    return [
+        f"# Bug: {md_text(heading, 120)}",
+        "",
         f"- **URL:** {md_code(url)}",
         f"- **Time:** {_when(when)}",
         f"- **Severity:** {level} ({why})",
         f"- **Session:** {md_text(session.session)} ({len(steps)} steps, {len(errors)} errors)",
         "",
-        "## Steps to reproduce",
-        "",
     ]
+
+
+def _steps_md(session: Session, steps: list[Step]) -> list[str]:
+    """Numbered steps, each with its first screenshot (or why it is missing)."""
+    shot_ids = [s.screenshot_ids[0] for s in steps if s.screenshot_ids]
+    images, thumbs = pick_images(session, shot_ids)
+    kept = {m.id: m for m in session.screenshots}
+    out = ["## Steps to reproduce", ""]
     if thumbs:
         out += ["_Screenshots are 320 px thumbnails: the full set would pass 1 MB._", ""]
     for step in steps:
@@ -92,8 +120,14 @@ def bug_report(session: Session, *, title: str | None = None) -> str:
                 gone = " (evicted from the buffer)" if meta is not None and not meta.kept else ""
                 out += ["", f"   _Screenshot {sid} is not available{gone}._"]
         out.append("")
+    return out
 
-    out += ["## Error", ""]
+
+def _errors_md(
+    steps: list[Step], errors: list[ErrorEntry], requests: list[NetworkEntry]
+) -> list[str]:
+    """The first errors with the step they followed, then the failed requests."""
+    out = ["## Error", ""]
     if errors:
         for e in errors[:10]:
             where = md_code(f"{e.source}:{e.line}:{e.column}") if e.source else "unknown location"
@@ -114,8 +148,11 @@ def bug_report(session: Session, *, title: str | None = None) -> str:
             for r in bad[:10]
         ]
         out.append("")
+    return out
 
-    out += ["## Expected", ""]
+
+def _expected_actual(failing: Step | None, first: ErrorEntry | None) -> list[str]:
+    out = ["## Expected", ""]
     out += [
         f"Step {failing.index if failing else '?'} ({_step_md(failing) if failing else '?'}) "
         "completes without errors. _(Describe the expected result.)_",
@@ -128,24 +165,24 @@ def bug_report(session: Session, *, title: str | None = None) -> str:
     else:
         out.append("_(Describe what went wrong.)_")
     out.append("")
+    return out
 
+
+def _environment_md(session: Session) -> list[str]:
     env = session.environment
-    out += ["## Environment", ""]
-    for label, key in (
-        ("Browser", "user_agent"),
-        ("Extension", "extension_version"),
-        ("Viewport", "viewport"),
-        ("Device pixel ratio", "device_pixel_ratio"),
+    out = ["## Environment", ""]
+    for label, value in (
+        ("Browser", env.user_agent),
+        ("Extension", env.extension_version),
+        ("Viewport", env.viewport),
+        ("Device pixel ratio", env.device_pixel_ratio),
     ):
-        value = env.get(key)
-        if isinstance(value, dict):
-            value = f"{value.get('width')}×{value.get('height')} CSS px"
+        if isinstance(value, Viewport):
+            value = f"{value.width}×{value.height} CSS px"
         if value:
             out.append(f"- **{label}:** {md_text(str(value))}")
     out += [f"- **Recorded:** {_when(session.started)}", ""]
-
-    out += ["## Reproduction script", "", md_fence(reproduction_script(session), "js"), ""]
-    return "\n".join(out)
+    return out
 
 
 def _first_line(message: str) -> str:

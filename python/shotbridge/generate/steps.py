@@ -26,10 +26,9 @@ from pydantic import Field
 from shotbridge.generate import redact
 from shotbridge.generate.encode import valid
 from shotbridge.generate.masks import smallest
-from shotbridge.host.buffer import ShotMeta
 from shotbridge.wire.model import Model
+from shotbridge.wire.recording import ShotMeta, TimelineResult
 from shotbridge.wire.timeline import (
-    ENTRIES,
     ActionEntry,
     ErrorEntry,
     NavEntry,
@@ -50,6 +49,22 @@ POSITIONAL_ROLES = frozenset({"application", "img", "slider"})
 WATCHED_S = 1.0
 
 
+class Viewport(Model):
+    """CSS px, as the extension's ``page_info`` reported them (ints stay ints in the report)."""
+
+    width: int | float | None = None
+    height: int | float | None = None
+
+
+class Environment(Model):
+    """Where the session was recorded: the host's ``status`` and the page's ``page_info``."""
+
+    user_agent: str | None = None
+    extension_version: str | None = None
+    viewport: Viewport | None = None
+    device_pixel_ratio: int | float | None = None
+
+
 class Session(Model):
     """What the generators read: the host's ``timeline`` export, plus images when needed."""
 
@@ -59,15 +74,17 @@ class Session(Model):
     screenshots: list[ShotMeta] = Field(default_factory=list)
     images: dict[int, bytes] = Field(default_factory=dict)  # full JPEGs of kept screenshots
     thumbnails: dict[int, bytes] = Field(default_factory=dict)
-    environment: dict[str, Any] = Field(default_factory=dict)
+    environment: Environment = Field(default_factory=Environment)
 
     @classmethod
-    def from_export(cls, export: dict[str, Any], **extra: Any) -> Session:
+    def from_export(cls, export: TimelineResult | dict[str, Any], **extra: Any) -> Session:
+        """From the host's ``timeline`` result, or its wire form (what a bus client holds)."""
+        t = export if isinstance(export, TimelineResult) else TimelineResult.model_validate(export)
         return cls(
-            session=export.get("session", ""),
-            started=export.get("started", 0.0),
-            entries=ENTRIES.validate_python(export.get("entries", [])),
-            screenshots=[ShotMeta.model_validate(m) for m in export.get("screenshots", [])],
+            session=t.session,
+            started=t.started,
+            entries=t.entries,
+            screenshots=t.screenshots,
             **extra,
         )
 

@@ -19,11 +19,9 @@ import time
 from collections import OrderedDict, deque
 from pathlib import Path
 
-from pydantic import Field
-
 from shotbridge.transport import paths
 from shotbridge.wire.model import Model
-from shotbridge.wire.timeline import Trigger, TriggerNote
+from shotbridge.wire.recording import ShotMeta
 
 log = logging.getLogger(__name__)
 
@@ -31,22 +29,6 @@ KEEP = 20
 MAX_BYTES = 10 * 1024 * 1024
 KEEP_METADATA = 1000  # metadata of evicted screenshots: tiny, but still bounded
 DIR_ENV = "SHOTBRIDGE_SCREENSHOT_DIR"
-
-
-class ShotMeta(Model):
-    id: int
-    time: float = Field(default_factory=time.time)
-    url: str = ""
-    title: str = ""
-    trigger: Trigger = "explicit"
-    action_id: str | None = None
-    triggers: list[TriggerNote] = Field(default_factory=list)  # automatic: the merged triggers
-    bytes: int = 0  # the JPEG's size
-    width: int = 0
-    height: int = 0
-    thumb_bytes: int = 0
-    kept: bool = True  # False once evicted: the pixels are gone, the facts stay
-    file: str | None = None  # where SHOTBRIDGE_SCREENSHOT_DIR got a copy
 
 
 class BufferedShot(Model):

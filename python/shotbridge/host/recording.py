@@ -22,16 +22,25 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
-
-from pydantic import Field
 
 from shotbridge.host import buffer
 from shotbridge.host.autoshot import Batch, Scheduler
-from shotbridge.host.buffer import ScreenshotBuffer, ShotMeta
+from shotbridge.host.buffer import ScreenshotBuffer
 from shotbridge.wire.errors import CommandError, ErrorCode
 from shotbridge.wire.model import Model
+from shotbridge.wire.recording import (
+    IMAGES_WANTED,
+    AutoScreenshot,
+    RecordConfig,
+    RecordConfigArgs,
+    ScreenshotGetResult,
+    ScreenshotsResult,
+    ShotItem,
+    ShotMeta,
+    TimelineResult,
+)
 from shotbridge.wire.timeline import (
     ActionEntry,
     ErrorEntry,
@@ -54,6 +63,9 @@ SECOND_LOOK_S = 1.0  # the second observation after a navigation
 OBSERVE_MAX = 100
 AUTO_TIMEOUT_MS = 10_000
 
+# A bus command of the recorder: (the client's connection, its raw arguments) -> the result model.
+RecorderCommand = Callable[[Any, dict[str, Any]], Awaitable[Model]]
+
 
 # Observers of every screenshot the host produces (``shotbridge.host.screenshot.take`` calls
 # :func:`publish_screenshot`): ``sink(shots, result, raw_args)``; each host adds its recorder.
@@ -68,30 +80,6 @@ def publish_screenshot(shots: Any, result: dict[str, Any], raw_args: dict[str, A
             sink(shots, result, raw_args)
         except Exception:
             log.exception("screenshot sink failed")
-
-
-class AutoScreenshot(Model):
-    on_navigation: bool = False
-    on_error: bool = True
-    on_action: bool = False
-
-
-class RecordConfig(Model):
-    auto_screenshot: AutoScreenshot = Field(default_factory=AutoScreenshot)
-    network: bool = False
-    mask_selectors: list[str] = Field(default_factory=list)
-    min_interval_s: float = Field(5.0, ge=0, le=3600)
-    observe: bool = True  # note visible texts for mask_dynamic
-
-
-class RecordConfigArgs(Model):
-    """``record_config``: every field optional; absent ones keep their value."""
-
-    auto_screenshot: dict[str, bool] | None = None
-    network: bool | None = None
-    mask_selectors: list[str] | None = None
-    min_interval_s: float | None = Field(None, ge=0, le=3600)
-    observe: bool | None = None
 
 
 def _since(value: Any) -> int:
@@ -299,7 +287,7 @@ class Recorder:
 
     # ---- bus commands ------------------------------------------------------------------------
 
-    def commands(self) -> dict[str, Any]:
+    def commands(self) -> dict[str, RecorderCommand]:
         return {
             "timeline": self.cmd_timeline,
             "screenshots": self.cmd_screenshots,
@@ -307,44 +295,44 @@ class Recorder:
             "record_config": self.cmd_record_config,
         }
 
-    async def cmd_timeline(self, conn: Any, args: dict[str, Any]) -> dict[str, Any]:
+    # Arguments arrive as the client sent them (``shotbridge.wire.recording`` declares them); they
+    # are read leniently here so a malformed one gets the same bad_request sentence as always.
+
+    async def cmd_timeline(self, conn: Any, args: dict[str, Any]) -> TimelineResult:
         kinds = args.get("kinds")
-        return {
-            "session": self.timeline.session,
-            "started": self.timeline.started,
-            "entries": self.timeline.export(
+        result = TimelineResult(
+            session=self.timeline.session,
+            started=self.timeline.started,
+            entries=self.timeline.select(
                 since=_since(args.get("since")),
                 kinds=list(kinds) if isinstance(kinds, list) else None,
-                bodies=bool(args.get("bodies", True)),
             ),
-            "screenshots": [m.model_dump() for m in self.buffer.meta()],
-            "config": self.config.model_dump(),
-            # Events evicted for room, per budget (an entry's repeats included).
-            "dropped": dict(self.timeline.dropped),
-        }
+            screenshots=self.buffer.meta(),
+            config=self.config.model_copy(deep=True),
+            dropped=dict(self.timeline.dropped),
+        )
+        return result if args.get("bodies", True) else result.without_bodies()
 
-    async def cmd_screenshots(self, conn: Any, args: dict[str, Any]) -> dict[str, Any]:
+    async def cmd_screenshots(self, conn: Any, args: dict[str, Any]) -> ScreenshotsResult:
         """Metadata of every screenshot; ``images: thumbnail|full`` adds the kept ones' bytes."""
         images = args.get("images", "none")
-        if images not in ("none", "thumbnail", "full"):
+        if images not in IMAGES_WANTED:
             raise CommandError(ErrorCode.BAD_REQUEST, "images must be none, thumbnail or full")
         wanted = args.get("ids")
         out = []
         for meta in self.buffer.meta():
             if isinstance(wanted, list) and meta.id not in wanted:
                 continue
-            item = meta.model_dump()
             shot = self.buffer.get(meta.id)
+            jpeg = None
             if shot is not None and images != "none":
-                item["jpeg"] = shot.thumbnail if images == "thumbnail" else shot.jpeg
-            out.append(item)
-        return {
-            "session": self.timeline.session,
-            "screenshots": out,
-            "held_bytes": self.buffer.held_bytes,
-        }
+                jpeg = shot.thumbnail if images == "thumbnail" else shot.jpeg
+            out.append(ShotItem(**meta.model_dump(), jpeg=jpeg))
+        return ScreenshotsResult(
+            session=self.timeline.session, screenshots=out, held_bytes=self.buffer.held_bytes
+        )
 
-    async def cmd_screenshot_get(self, conn: Any, args: dict[str, Any]) -> dict[str, Any]:
+    async def cmd_screenshot_get(self, conn: Any, args: dict[str, Any]) -> ScreenshotGetResult:
         shot_id = args.get("id")
         if not isinstance(shot_id, int):
             raise CommandError(ErrorCode.BAD_REQUEST, "screenshot_get needs id (an integer)")
@@ -359,9 +347,10 @@ class Recorder:
             )
             raise CommandError(ErrorCode.NOT_FOUND, why)
         thumb = bool(args.get("thumbnail"))
-        return {**shot.meta.model_dump(), "jpeg": shot.thumbnail if thumb else shot.jpeg}
+        jpeg = shot.thumbnail if thumb else shot.jpeg
+        return ScreenshotGetResult(**shot.meta.model_dump(), jpeg=jpeg)
 
-    async def cmd_record_config(self, conn: Any, args: dict[str, Any]) -> dict[str, Any]:
+    async def cmd_record_config(self, conn: Any, args: dict[str, Any]) -> RecordConfig:
         new = RecordConfigArgs.model_validate(args)
         if new.auto_screenshot is not None:
             unknown = set(new.auto_screenshot) - set(AutoScreenshot.model_fields)
@@ -382,4 +371,4 @@ class Recorder:
             value = getattr(new, name)
             if value is not None:
                 setattr(self.config, name, value)
-        return self.config.model_dump()
+        return self.config.model_copy(deep=True)

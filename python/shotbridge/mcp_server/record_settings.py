@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from shotbridge.host.recording import AutoScreenshot
+from shotbridge.wire.recording import AutoScreenshot
 
-# The host's recorder owns these settings; the server checks against the same fields and defaults.
+# The host's recorder owns these settings; the server checks against the same fields.
 AUTO_FIELDS = tuple(AutoScreenshot.model_fields)
-DEFAULT_AUTO = AutoScreenshot().model_dump()
 RECORDING_NAMES = ("auto_screenshot", "network")
 
 

@@ -1,6 +1,7 @@
-"""The MCP server's view of the host's session memory (issue 6): recording settings, timeline,
-screenshot buffer. The host keeps everything (``shotbridge.host.recording``); this module validates
-what the model asks for and fetches what the tools need.
+"""The MCP server's view of the host's session memory: recording settings, timeline, screenshot
+buffer. The host keeps everything (it outlives a server restart and is shared by every client of
+the browser); this module validates what the model asks for and fetches what the tools need, typed
+by :mod:`shotbridge.wire.recording`.
 
 Settings are the session's, not the browser's: ``configure`` may come before any browser exists
 (and a browser or host may be replaced later), so :class:`SettingsSync` hands the settings that
@@ -12,11 +13,24 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from shotbridge.mcp_server.failures import to_tool_error
 from shotbridge.mcp_server.record_settings import RECORDING_NAMES
 from shotbridge.mcp_server.state import REQUEST_TIMEOUT_S, ServerState
+from shotbridge.wire.recording import (
+    ImagesWanted,
+    RecordConfig,
+    RecordConfigArgs,
+    ScreenshotsArgs,
+    ScreenshotsResult,
+    TimelineArgs,
+    TimelineResult,
+)
+
+M = TypeVar("M", bound=BaseModel)
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +39,7 @@ def touches_recording(settings: dict[str, Any]) -> bool:
     return any(name in settings for name in (*RECORDING_NAMES, "mask_selectors"))
 
 
-async def push(state: ServerState, settings: dict[str, Any]) -> dict[str, Any] | None:
+async def push(state: ServerState, settings: dict[str, Any]) -> RecordConfig | None:
     """Send the recording settings to the host (its automatic captures and network capture).
 
     A change of auto_screenshot or network must reach the host. A change of mask_selectors alone
@@ -33,24 +47,30 @@ async def push(state: ServerState, settings: dict[str, Any]) -> dict[str, Any] |
     changing a mask must never launch a browser.
     """
     s = state.settings
-    args: dict[str, Any] = {"mask_selectors": list(s.mask_selectors)}
+    args = RecordConfigArgs(mask_selectors=list(s.mask_selectors))
     required = any(name in settings for name in RECORDING_NAMES)
     if required and isinstance(state.connection, SettingsSync):
         state.connection.recording_set = True  # from now on every new host gets them too
     if not required and getattr(state.connection, "_link", None) is None:
         return None
     if required:
-        args["auto_screenshot"] = dict(s.auto_screenshot)
-        args["min_interval_s"] = state.budget.cooldown  # the host's auto screenshots follow it
+        args.auto_screenshot = s.auto_screenshot.model_dump()
+        args.min_interval_s = state.budget.cooldown  # the host's auto screenshots follow it
         if "network" in settings:
-            args["network"] = s.network
+            args.network = s.network
     try:
-        return await state.connection.request("record_config", args, timeout=REQUEST_TIMEOUT_S)
+        got = await state.connection.request("record_config", sent(args), timeout=REQUEST_TIMEOUT_S)
+        return RecordConfig.model_validate(got)
     except Exception as exc:
         if required:
             raise to_tool_error(exc) from exc
         log.info("record_config not sent (mask_selectors only): %s", exc)
         return None
+
+
+def sent(args: BaseModel) -> dict[str, Any]:
+    """An argument model as it goes on the bus: the fields it was given, by name."""
+    return args.model_dump(mode="python", exclude_unset=True)
 
 
 async def request(state: ServerState, cmd: str, args: dict[str, Any] | None = None) -> dict:
@@ -61,14 +81,19 @@ async def request(state: ServerState, cmd: str, args: dict[str, Any] | None = No
         raise to_tool_error(exc) from exc
 
 
-async def timeline(state: ServerState) -> dict[str, Any]:
-    return await request(state, "timeline", {"bodies": True})
+async def ask(state: ServerState, cmd: str, args: BaseModel, result: type[M]) -> M:
+    """:func:`request` with typed ends: the result is validated once, here."""
+    return result.model_validate(await request(state, cmd, sent(args)))
 
 
-async def screenshot_images(state: ServerState, images: str) -> dict[int, bytes]:
+async def timeline(state: ServerState, *, bodies: bool = True) -> TimelineResult:
+    return await ask(state, "timeline", TimelineArgs(bodies=bodies), TimelineResult)
+
+
+async def screenshot_images(state: ServerState, images: ImagesWanted) -> dict[int, bytes]:
     """Bytes of the kept screenshots (``thumbnail`` or ``full``) by id."""
-    found = await request(state, "screenshots", {"images": images})
-    return {int(s["id"]): s["jpeg"] for s in found.get("screenshots", []) if s.get("jpeg")}
+    found = await ask(state, "screenshots", ScreenshotsArgs(images=images), ScreenshotsResult)
+    return found.images()
 
 
 class SettingsSync:
@@ -89,17 +114,17 @@ class SettingsSync:
         self._synced: tuple[Any, int | None] | None = None
         self._lock = asyncio.Lock()
 
-    def host_settings(self) -> dict[str, Any]:
-        """What a fresh host must be told; empty while everything is at the host's defaults."""
+    def host_settings(self) -> RecordConfigArgs:
+        """What a fresh host must be told; no field set while all is at the host's defaults."""
         s = self.state.settings
-        args: dict[str, Any] = {}
+        args = RecordConfigArgs()
         if s.mask_selectors:
-            args["mask_selectors"] = list(s.mask_selectors)
+            args.mask_selectors = list(s.mask_selectors)
         if self.recording_set:
-            args["auto_screenshot"] = dict(s.auto_screenshot)
-            args["min_interval_s"] = self.state.budget.cooldown
+            args.auto_screenshot = s.auto_screenshot.model_dump()
+            args.min_interval_s = self.state.budget.cooldown
             if s.network:
-                args["network"] = True
+                args.network = True
         return args
 
     async def request(
@@ -113,7 +138,7 @@ class SettingsSync:
         return result
 
     async def _sync(self, connect_timeout: float | None) -> None:
-        if not self.host_settings():
+        if not self.host_settings().model_fields_set:
             return
         async with self._lock:
             link = await self.inner.link(connect_timeout)
@@ -121,11 +146,10 @@ class SettingsSync:
             if host == self._synced:
                 return
             # Read again: a configure may have changed them while the link came up.
-            await self.inner.request(
-                "record_config", self.host_settings(), timeout=REQUEST_TIMEOUT_S
-            )
+            given = sent(self.host_settings())
+            await self.inner.request("record_config", given, timeout=REQUEST_TIMEOUT_S)
             self._synced = self._host(getattr(self, "_link", None)) or host
-            log.info("capture settings given to the host (%s)", ", ".join(self.host_settings()))
+            log.info("capture settings given to the host (%s)", ", ".join(given))
 
     @staticmethod
     def _host(link: Any) -> tuple[Any, int | None] | None:

@@ -5,11 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from shotbridge.mcp_server.record_settings import (
-    DEFAULT_AUTO,
-    check_auto_screenshot,
-    check_network,
-)
+from shotbridge.mcp_server.record_settings import check_auto_screenshot, check_network
+from shotbridge.wire.recording import AutoScreenshot
 
 ScreenshotMode = Literal["off", "on", "errors_only"]
 SCREENSHOT_MODES: tuple[str, ...] = get_args(ScreenshotMode)
@@ -43,10 +40,10 @@ class CaptureSettings:
     mask_selectors: list[str] = field(default_factory=list)
     # Recording (kept by the host; see mcp_server/session.py): which events make the host take a
     # screenshot, and whether fetch/XHR traffic is recorded.
-    auto_screenshot: dict[str, bool] = field(default_factory=lambda: dict(DEFAULT_AUTO))
+    auto_screenshot: AutoScreenshot = field(default_factory=AutoScreenshot)
     network: bool = False
-    # Issue 16: a capture whose pixels match the latest image the model was given comes back as
-    # text only ("Unchanged since screenshot #N").
+    # A capture whose pixels match the latest image the model was given comes back as text only
+    # ("Unchanged since screenshot #N"): the same image again costs the model's context for nothing.
     skip_unchanged: bool = True
     # The privacy warning is shown once per server process, the first time screenshots are enabled.
     warned: bool = False
@@ -76,7 +73,9 @@ class CaptureSettings:
             selectors = _check_selectors(settings["mask_selectors"])
         try:
             auto = (
-                {**self.auto_screenshot, **check_auto_screenshot(settings["auto_screenshot"])}
+                self.auto_screenshot.model_copy(
+                    update=check_auto_screenshot(settings["auto_screenshot"])
+                )
                 if "auto_screenshot" in settings
                 else self.auto_screenshot
             )
@@ -131,8 +130,9 @@ def _check_bool(name: str, settings: dict[str, Any], current: bool) -> bool:
     return value
 
 
-def _flags(auto: dict[str, bool]) -> str:
-    return "{" + ", ".join(f"{k}: {'true' if v else 'false'}" for k, v in auto.items()) + "}"
+def _flags(auto: AutoScreenshot) -> str:
+    flags = auto.model_dump().items()
+    return "{" + ", ".join(f"{k}: {'true' if v else 'false'}" for k, v in flags) + "}"
 
 
 def _check_selectors(value: Any) -> list[str]:

@@ -413,16 +413,6 @@ class Timeline:
         nav = self.last_nav
         return nav.url if nav else ""
 
-    def export(
-        self, since: int = 0, kinds: list[str] | None = None, bodies: bool = True
-    ) -> list[dict[str, Any]]:
-        out = []
-        for e in self.entries:
-            if e.seq <= since or (kinds and e.type not in kinds):
-                continue
-            d = e.model_dump()
-            if not bodies and isinstance(e, NetworkEntry):
-                d.pop("request_body", None)
-                d.pop("response_body", None)
-            out.append(d)
-        return out
+    def select(self, since: int = 0, kinds: list[str] | None = None) -> list[TimelineEntry]:
+        """The entries after seq ``since``, of ``kinds`` (all when None or empty), in order."""
+        return [e for e in self.entries if e.seq > since and (not kinds or e.type in kinds)]

@@ -14,7 +14,7 @@ from pydantic import Field
 
 from shotbridge.generate import masks, playwright, report
 from shotbridge.generate.encode import md_fence, md_text
-from shotbridge.generate.steps import Session
+from shotbridge.generate.steps import Environment, Session
 from shotbridge.mcp_server import content, session, shots
 from shotbridge.mcp_server.state import REQUEST_TIMEOUT_S, ServerState
 
@@ -41,8 +41,9 @@ EMPTY = (
 )
 
 
-async def _environment(state: ServerState) -> dict[str, Any]:
-    env: dict[str, Any] = {}
+async def _environment(state: ServerState) -> Environment:
+    """The browser and page the session ran in (a nicety: what cannot be read is left out)."""
+    found: dict[str, Any] = {}
     for cmd, keys in (
         ("status", ("user_agent", "extension_version")),
         ("page_info", ("viewport", "device_pixel_ratio")),
@@ -52,18 +53,20 @@ async def _environment(state: ServerState) -> dict[str, Any]:
         except Exception as exc:  # the environment is a nicety; the timeline is what matters
             log.info("environment: %s unavailable: %s", cmd, exc)
             continue
-        env.update({k: got[k] for k in keys if got.get(k) is not None})
-    return env
+        found.update({k: got[k] for k in keys if got.get(k) is not None})
+    return Environment.model_validate(found)
 
 
 async def load(state: ServerState, images: str | None = None) -> Session:
     export = await session.timeline(state)
-    extra: dict[str, Any] = {"environment": await _environment(state)}
-    if images in ("full", "both"):
-        extra["images"] = await session.screenshot_images(state, "full")
-    if images in ("thumbnail", "both"):
-        extra["thumbnails"] = await session.screenshot_images(state, "thumbnail")
-    return Session.from_export(export, **extra)
+    environment = await _environment(state)
+    full = await session.screenshot_images(state, "full") if images in ("full", "both") else {}
+    thumbs = (
+        await session.screenshot_images(state, "thumbnail")
+        if images in ("thumbnail", "both")
+        else {}
+    )
+    return Session.from_export(export, environment=environment, images=full, thumbnails=thumbs)
 
 
 async def _finish(state: ServerState, blocks: list[ContentBlock], tool: str) -> CallToolResult:
@@ -77,6 +80,12 @@ def _recorded(s: Session) -> bool:
 
 
 def register(server: MCPServer, state: ServerState) -> None:
+    _register_script(server, state)
+    _register_test(server, state)
+    _register_report(server, state)
+
+
+def _register_script(server: MCPServer, state: ServerState) -> None:
     @server.tool(
         name="get_reproduction_script",
         description="A Playwright script (node, plain `playwright`) replaying what was recorded "
@@ -113,6 +122,8 @@ def register(server: MCPServer, state: ServerState) -> None:
             blocks += _step_images(s)
         return await _finish(state, blocks, "get_reproduction_script")
 
+
+def _register_test(server: MCPServer, state: ServerState) -> None:
     @server.tool(
         name="generate_test",
         description="A @playwright/test spec replaying the recorded session (ESM + TypeScript; "
@@ -145,14 +156,7 @@ def register(server: MCPServer, state: ServerState) -> None:
         s = await load(state)
         if not _recorded(s):
             return content.result([content.text(EMPTY)], tool="generate_test")
-        sampled: dict[str, set[str]] = {}
-        if assert_visual and mask_dynamic:
-            try:
-                sampled = await masks.sample(
-                    lambda cmd, args: state.connection.request(cmd, args, timeout=REQUEST_TIMEOUT_S)
-                )
-            except Exception as exc:  # no page to sample: the recorded observations remain
-                log.info("mask sampling unavailable: %s", exc)
+        sampled = await _sampled(state) if assert_visual and mask_dynamic else {}
         code = playwright.generate_test_spec(
             s,
             assert_visual=assert_visual,
@@ -164,14 +168,30 @@ def register(server: MCPServer, state: ServerState) -> None:
             fixtures=fixtures,
             sampled_dynamic=sampled,
         )
-        ext = "ts" if language == "ts" else ("mjs" if module == "esm" else "cjs")
-        note = (
-            f"Save as e.g. tests/session.spec.{ext}; run `npx playwright test` (the first run "
-            "with --update-snapshots writes the baseline screenshots)."
-        )
-        text = f"{md_fence(code, language)}\n{note}"
+        text = f"{md_fence(code, language)}\n{_spec_note(language, module)}"
         return await _finish(state, [content.text(text)], "generate_test")
 
+
+async def _sampled(state: ServerState) -> dict[str, set[str]]:
+    """What the live page shows moving, for the spec's masks ({} when there is no page)."""
+    try:
+        return await masks.sample(
+            lambda cmd, args: state.connection.request(cmd, args, timeout=REQUEST_TIMEOUT_S)
+        )
+    except Exception as exc:  # no page to sample: the recorded observations remain
+        log.info("mask sampling unavailable: %s", exc)
+        return {}
+
+
+def _spec_note(language: str, module: str) -> str:
+    ext = "ts" if language == "ts" else ("mjs" if module == "esm" else "cjs")
+    return (
+        f"Save as e.g. tests/session.spec.{ext}; run `npx playwright test` (the first run "
+        "with --update-snapshots writes the baseline screenshots)."
+    )
+
+
+def _register_report(server: MCPServer, state: ServerState) -> None:
     @server.tool(
         name="generate_bug_report",
         description="A Markdown bug report of the recorded session: URL, time, severity, "

@@ -3,8 +3,7 @@
 timeline of screenshots with what led to each (thumbnails as image blocks on request).
 
 Every URL, title, message and action shown here is redacted first (``shotbridge.generate.redact``):
-a
-token in a query string or a card number in an error message never reaches the model."""
+a token in a query string or a card number in an error message never reaches the model."""
 
 from __future__ import annotations
 
@@ -21,7 +20,15 @@ from shotbridge.generate.steps import describe_action, redacted
 from shotbridge.mcp_server import content, session
 from shotbridge.mcp_server.state import REQUEST_TIMEOUT_S, ServerState
 from shotbridge.wire.errors import CommandError, ErrorCode
-from shotbridge.wire.timeline import ENTRY, ActionEntry, ErrorEntry, NavEntry, NetworkEntry
+from shotbridge.wire.recording import ScreenshotGetArgs, ScreenshotGetResult, ShotMeta
+from shotbridge.wire.timeline import (
+    ActionEntry,
+    ErrorEntry,
+    NavEntry,
+    NetworkEntry,
+    ShotEntry,
+    TimelineEntry,
+)
 
 RECENT_EVENTS = 60
 
@@ -32,9 +39,10 @@ def register(server: MCPServer, state: ServerState) -> None:
             shot_id = int(raw_id)
         except ValueError:
             raise ResourceError(f"screenshot id must be an integer, not {raw_id!r}") from None
+        args = ScreenshotGetArgs(id=shot_id, thumbnail=thumbnail)
         try:
             got = await state.connection.request(
-                "screenshot_get", {"id": shot_id, "thumbnail": thumbnail}, timeout=REQUEST_TIMEOUT_S
+                "screenshot_get", session.sent(args), timeout=REQUEST_TIMEOUT_S
             )
         except CommandError as exc:
             if exc.code == ErrorCode.NOT_FOUND:
@@ -42,7 +50,7 @@ def register(server: MCPServer, state: ServerState) -> None:
             raise ResourceError(f"cannot read screenshot {shot_id}: {exc.message}") from None
         except Exception as exc:
             raise ResourceError(f"cannot read screenshot {shot_id}: {exc}") from None
-        return bytes(got["jpeg"])
+        return bytes(ScreenshotGetResult.model_validate(got).jpeg)
 
     @server.resource(
         "screenshot://{id}",
@@ -70,9 +78,9 @@ def _clock(t: float) -> str:
     return time.strftime("%H:%M:%S", time.localtime(t)) + f".{int(t % 1 * 1000):03d}"
 
 
-def _event(entry: dict[str, Any]) -> dict[str, Any] | None:
+def _event(entry: TimelineEntry) -> dict[str, Any] | None:
     """A compact line of the timeline for the model (no bodies, no observations)."""
-    e = redacted(ENTRY.validate_python(entry))
+    e = redacted(entry)
     base = {"seq": e.seq, "time": _clock(e.time)}
     if isinstance(e, NavEntry):
         return {**base, "type": "navigation", "url": e.url, "title": e.title}
@@ -80,47 +88,50 @@ def _event(entry: dict[str, Any]) -> dict[str, Any] | None:
         return {**base, "type": "action", "action_id": e.id, "what": describe_action(e)}
     if isinstance(e, ErrorEntry):
         return {**base, "type": "error", "kind": e.kind, "message": e.message[:300]}
-    if e.type == "screenshot":
-        return {**base, "type": "screenshot", "screenshot_id": entry["screenshot_id"]}
+    if isinstance(e, ShotEntry):
+        return {**base, "type": "screenshot", "screenshot_id": e.screenshot_id}
     if isinstance(e, NetworkEntry):
         return {**base, "type": "request", "what": f"{e.method} {e.url} → {e.status}"}
     return None
 
 
+def _shot(m: ShotMeta, actions: dict[str, str]) -> dict[str, Any]:
+    """One screenshot as the model reads it: what led to it, and where to read it if kept."""
+    item = {
+        "id": m.id,
+        "time": _clock(m.time),
+        "url": redact.url(m.url),
+        "trigger": m.trigger,
+        "action_id": m.action_id,
+        "after": actions.get(m.action_id or ""),
+        "width": m.width,
+        "height": m.height,
+        "bytes": m.bytes,
+        "kept": m.kept,
+    }
+    if len(m.triggers) > 1:  # an automatic one that merged several triggers
+        item["triggers"] = [t.trigger for t in m.triggers]
+    if m.kept:
+        item["resource"] = f"screenshot://{m.id}"
+        item["thumbnail"] = f"screenshot://{m.id}/thumbnail"
+    return item
+
+
 async def observe_blocks(state: ServerState, include_thumbnails: bool) -> list[ContentBlock]:
     """observe(what="screenshots"): JSON timeline, then thumbnails (text + image) if asked."""
-    export = await session.request(state, "timeline", {"bodies": False})
+    export = await session.timeline(state, bodies=False)
     actions = {
-        e["id"]: describe_action(redacted(ActionEntry.model_validate(e)))  # type: ignore[arg-type]
-        for e in export.get("entries", [])
-        if e.get("type") == "action"
+        e.id: describe_action(redacted(e))  # type: ignore[arg-type]
+        for e in export.entries
+        if isinstance(e, ActionEntry)
     }
-    shots = []
-    for m in export.get("screenshots", []):
-        item = {
-            "id": m["id"],
-            "time": _clock(m["time"]),
-            "url": redact.url(m["url"]),
-            "trigger": m["trigger"],
-            "action_id": m.get("action_id"),
-            "after": actions.get(m.get("action_id") or ""),
-            "width": m["width"],
-            "height": m["height"],
-            "bytes": m["bytes"],
-            "kept": m["kept"],
-        }
-        if len(m.get("triggers") or []) > 1:  # an automatic one that merged several triggers
-            item["triggers"] = [t["trigger"] for t in m["triggers"]]
-        if m["kept"]:
-            item["resource"] = f"screenshot://{m['id']}"
-            item["thumbnail"] = f"screenshot://{m['id']}/thumbnail"
-        shots.append(item)
-    events = [ev for ev in map(_event, export.get("entries", [])) if ev is not None]
+    shots = [_shot(m, actions) for m in export.screenshots]
+    events = [ev for ev in map(_event, export.entries) if ev is not None]
     body = {
-        "session": export.get("session"),
+        "session": export.session,
         "screenshots": shots,
         "kept": sum(1 for s in shots if s["kept"]),
-        "auto_screenshot": export.get("config", {}).get("auto_screenshot"),
+        "auto_screenshot": export.config.auto_screenshot.model_dump(),
         "recent_events": events[-RECENT_EVENTS:],
         "hint": "Read a screenshot with the resource screenshot://{id} (or /thumbnail); "
         "include_thumbnails=true shows the kept ones here.",
