@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
-from shotbridge.host.interact import InteractArgs, check_action, input_args
+from shotbridge.host.interact import check_action, input_args
 from shotbridge.host.shots import (
     ShotRegistry,
     image_to_viewport,
@@ -15,6 +15,7 @@ from shotbridge.host.shots import (
 )
 from shotbridge.wire.errors import CommandError
 from shotbridge.wire.geometry import Point
+from shotbridge.wire.interact import InteractArgs
 
 URL = "http://127.0.0.1:8000/page.html"
 

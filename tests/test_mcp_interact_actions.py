@@ -367,8 +367,9 @@ def test_navigate_forwards_keep_beforeunload_and_shows_its_notes() -> None:
 
 def test_host_interact_args_check_dialog_fields() -> None:
     import pytest
-    from shotbridge.host.interact import InteractArgs, check_action
+    from shotbridge.host.interact import check_action
     from shotbridge.wire.errors import CommandError
+    from shotbridge.wire.interact import InteractArgs
 
     with pytest.raises(CommandError, match="dialog needs accept"):
         check_action(InteractArgs.model_validate({"action": "dialog"}))

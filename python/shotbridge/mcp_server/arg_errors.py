@@ -1,4 +1,7 @@
-"""Tool-argument validation errors as one plain sentence a model can act on.
+"""Tool arguments: declared once as a model, and their errors as one plain sentence.
+
+A tool's parameters are the fields of one pydantic model (:func:`parameters`): the SDK builds the
+published JSON schema from them as from any signature, and the tool reads the validated model.
 
 The MCP SDK turns a pydantic ValidationError on tool arguments into
 ``ToolError("Error executing tool X: 1 validation error for ...Arguments ... https://errors.pydantic.dev/...")``.
@@ -9,11 +12,40 @@ The MCP SDK turns a pydantic ValidationError on tool arguments into
 from __future__ import annotations
 
 import functools
-from typing import Any
+import inspect
+from collections.abc import Callable
+from typing import Any, TypeVar, get_type_hints
 
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import base
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def parameters(model: type[BaseModel]) -> Callable[[F], F]:
+    """Give a ``**kwargs`` tool function the signature of ``model``'s fields.
+
+    The SDK reads a tool's schema from ``inspect.signature``; the annotations (``Annotated[T,
+    Field(description=...)]``) and defaults are the model's own, so the schema is what the same
+    parameters written out would give.
+    """
+    hints = get_type_hints(model, include_extras=True)
+    params = [
+        inspect.Parameter(
+            name,
+            inspect.Parameter.KEYWORD_ONLY,
+            annotation=hints[name],
+            default=inspect.Parameter.empty if field.is_required() else field.default,
+        )
+        for name, field in model.model_fields.items()
+    ]
+
+    def apply(fn: F) -> F:
+        fn.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+        return fn
+
+    return apply
 
 
 def _field(loc: tuple[Any, ...]) -> str:

@@ -1,13 +1,14 @@
 """``interact``: act on the tracked tab: navigate, click, hover, type, press keys, scroll, raw CDP.
 
-Navigation goes straight to the extension's ``navigate``; every other action is the host's
-``interact`` command, which maps screenshot pixels and labels to the page
-(shotbridge.host.interact).
+One function per action (:data:`ACTIONS`). Navigation goes straight to the extension's
+``navigate``; every other action is the host's ``interact`` command, which maps screenshot pixels
+and labels to the page (its arguments and result: shotbridge.wire.interact).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
@@ -16,12 +17,22 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ContentBlock, ToolAnnotations
 from pydantic import Field
 
-from shotbridge.mcp_server import content, shots
+from shotbridge.mcp_server import arg_errors, content, shots
 from shotbridge.mcp_server.failures import to_tool_error
-from shotbridge.mcp_server.ratelimit import Refusal
+from shotbridge.mcp_server.ratelimit import Refusal, Ticket
 from shotbridge.mcp_server.state import NAVIGATE_TIMEOUT_MS, ServerState
+from shotbridge.wire.interact import (
+    CdpResult,
+    InteractArgs,
+    InteractResult,
+    Navigated,
+    PageElement,
+    ScreenshotFailed,
+    Tab,
+)
+from shotbridge.wire.model import Model
 
-ACTIONS = ("navigate", "click", "hover", "type", "keypress", "scroll", "dialog", "cdp")
+ACTION_NAMES = ("navigate", "click", "hover", "type", "keypress", "scroll", "dialog", "cdp")
 NAVIGATIONS = ("url", "back", "forward", "reload")
 SCHEMES = ("http", "https", "file", "about", "data")
 BUTTONS = ("left", "right", "middle")
@@ -37,6 +48,64 @@ only if the user allowed it). Names the element hit and the URL after; include_s
 a screenshot."""
 
 
+class ToolArgs(Model):
+    """The tool's parameters, as the model sees them in the schema (the order is the schema's)."""
+
+    action: Annotated[
+        str, Field(description="What to do.", json_schema_extra={"enum": list(ACTION_NAMES)})
+    ]
+    selector: Annotated[str | None, Field(description="CSS selector of the target.")] = None
+    label: Annotated[
+        int | None, Field(ge=1, description="A label of the latest annotated screenshot.")
+    ] = None
+    x: Annotated[float | None, Field(description="Image pixel x.")] = None
+    y: Annotated[float | None, Field(description="Image pixel y.")] = None
+    screenshot_id: Annotated[
+        int | None, Field(description="Screenshot of x, y; default the latest.")
+    ] = None
+    text: Annotated[str | None, Field(description="type: the text.")] = None
+    clear: Annotated[bool, Field(description="type: replace the content.")] = False
+    key: Annotated[str | None, Field(description='keypress: "Enter", "Control+A", …')] = None
+    modifiers: Annotated[
+        list[str] | None, Field(description="Held keys: Alt, Control, Meta, Shift.")
+    ] = None
+    button: Annotated[
+        str, Field(description="click: mouse button.", json_schema_extra={"enum": list(BUTTONS)})
+    ] = "left"
+    click_count: Annotated[int, Field(ge=1, le=3, description="2 = double click.")] = 1
+    delta_x: Annotated[float, Field(description="scroll: CSS px right.")] = 0
+    delta_y: Annotated[float, Field(description="scroll: CSS px down.")] = 0
+    to: Annotated[
+        str | float | None, Field(description='scroll: "top", "bottom" or a y in CSS px.')
+    ] = None
+    url: Annotated[str | None, Field(description="navigate: absolute URL.")] = None
+    navigation: Annotated[
+        str,
+        Field(
+            description="navigate: url, back, forward or reload.",
+            json_schema_extra={"enum": list(NAVIGATIONS)},
+        ),
+    ] = "url"
+    new_tab: Annotated[bool, Field(description="navigate: in a new tracked tab.")] = False
+    method: Annotated[str | None, Field(description="cdp: method.")] = None
+    params: Annotated[dict[str, Any] | None, Field(description="cdp: params.")] = None
+    accept: Annotated[bool | None, Field(description="dialog: true = OK, false = Cancel.")] = None
+    prompt_text: Annotated[str | None, Field(description="dialog: the prompt() answer.")] = None
+    keep_beforeunload: Annotated[
+        bool, Field(description="navigate: leave a 'Leave site?' prompt open for action=dialog.")
+    ] = False
+    include_screenshot: Annotated[bool, Field(description="Add a screenshot after it settles.")] = (
+        False
+    )
+
+
+# What the tool passes on to the host's interact as the model gave it (None: left out).
+PASSED = {
+    "action", "selector", "label", "x", "y", "screenshot_id", "text", "clear", "key", "button",
+    "click_count", "delta_x", "delta_y", "method", "params",
+}  # fmt: skip
+
+
 def register(server: MCPServer, state: ServerState) -> None:
     @server.tool(
         name="interact",
@@ -50,194 +119,167 @@ def register(server: MCPServer, state: ServerState) -> None:
         ),
         structured_output=False,
     )
-    async def interact(
-        action: Annotated[
-            str,
-            Field(
-                description="What to do.",
-                json_schema_extra={"enum": list(ACTIONS)},
-            ),
-        ],
-        selector: Annotated[str | None, Field(description="CSS selector of the target.")] = None,
-        label: Annotated[
-            int | None,
-            Field(ge=1, description="A label of the latest annotated screenshot."),
-        ] = None,
-        x: Annotated[float | None, Field(description="Image pixel x.")] = None,
-        y: Annotated[float | None, Field(description="Image pixel y.")] = None,
-        screenshot_id: Annotated[
-            int | None,
-            Field(description="Screenshot of x, y; default the latest."),
-        ] = None,
-        text: Annotated[str | None, Field(description="type: the text.")] = None,
-        clear: Annotated[bool, Field(description="type: replace the content.")] = False,
-        key: Annotated[
-            str | None,
-            Field(description='keypress: "Enter", "Control+A", …'),
-        ] = None,
-        modifiers: Annotated[
-            list[str] | None,
-            Field(description="Held keys: Alt, Control, Meta, Shift."),
-        ] = None,
-        button: Annotated[
-            str,
-            Field(description="click: mouse button.", json_schema_extra={"enum": list(BUTTONS)}),
-        ] = "left",
-        click_count: Annotated[int, Field(ge=1, le=3, description="2 = double click.")] = 1,
-        delta_x: Annotated[float, Field(description="scroll: CSS px right.")] = 0,
-        delta_y: Annotated[float, Field(description="scroll: CSS px down.")] = 0,
-        to: Annotated[
-            str | float | None,
-            Field(description='scroll: "top", "bottom" or a y in CSS px.'),
-        ] = None,
-        url: Annotated[str | None, Field(description="navigate: absolute URL.")] = None,
-        navigation: Annotated[
-            str,
-            Field(
-                description="navigate: url, back, forward or reload.",
-                json_schema_extra={"enum": list(NAVIGATIONS)},
-            ),
-        ] = "url",
-        new_tab: Annotated[bool, Field(description="navigate: in a new tracked tab.")] = False,
-        method: Annotated[str | None, Field(description="cdp: method.")] = None,
-        params: Annotated[dict[str, Any] | None, Field(description="cdp: params.")] = None,
-        accept: Annotated[
-            bool | None,
-            Field(description="dialog: true = OK, false = Cancel."),
-        ] = None,
-        prompt_text: Annotated[
-            str | None,
-            Field(description="dialog: the prompt() answer."),
-        ] = None,
-        keep_beforeunload: Annotated[
-            bool,
-            Field(description="navigate: leave a 'Leave site?' prompt open for action=dialog."),
-        ] = False,
-        include_screenshot: Annotated[
-            bool, Field(description="Add a screenshot after it settles.")
-        ] = False,
-    ) -> CallToolResult:
-        if action not in ACTIONS:
-            raise ToolError(f"Unknown action {action!r}. Available actions: {', '.join(ACTIONS)}.")
-        if action != "dialog" and (accept is not None or prompt_text is not None):
-            raise ToolError('accept and prompt_text belong to action="dialog".')
-        if action == "dialog":
-            return await _dialog(state, accept, prompt_text)
-        if action == "navigate":
-            args = _navigate_args(navigation, url, new_tab)
-            if keep_beforeunload:
-                args["keep_beforeunload"] = True
-            try:
-                done = await state.connection.request(
-                    "navigate", args, timeout=NAVIGATE_TIMEOUT_MS / 1000 + 5
-                )
-            except Exception as exc:
-                raise to_tool_error(exc) from exc
-            blocks: list[ContentBlock] = [content.text(_navigated(navigation, done))]
-            if include_screenshot:
-                blocks += await _screenshot_blocks(state)
-            return content.result(blocks, tool="interact")
-        if action == "cdp" and not state.allow_cdp:
+    @arg_errors.parameters(ToolArgs)
+    async def interact(**kwargs: Any) -> CallToolResult:
+        a = ToolArgs.model_validate(kwargs)
+        act = ACTIONS.get(a.action)
+        if act is None:
             raise ToolError(
-                "Raw CDP is off. It is the user's decision: they start the server with "
-                "`shotctl mcp --allow-cdp` and allow it in the host with "
-                "`shotctl config allow-cdp on`."
+                f"Unknown action {a.action!r}. Available actions: {', '.join(ACTION_NAMES)}."
             )
-        if button not in BUTTONS:
-            raise ToolError(f"Unknown button {button!r}. Valid values: {', '.join(BUTTONS)}.")
-        if isinstance(to, str) and to not in ("top", "bottom"):
-            try:
-                to = float(to)
-            except ValueError:
-                raise ToolError('to must be "top", "bottom" or a y offset in CSS px.') from None
-        args = {
-            "action": action,
-            "selector": selector,
-            "label": label,
-            "x": x,
-            "y": y,
-            "screenshot_id": screenshot_id,
-            "text": text,
-            "clear": clear,
-            "key": key,
-            "modifiers": modifiers or [],
-            "button": button,
-            "click_count": click_count,
-            "delta_x": delta_x,
-            "delta_y": delta_y,
-            "to": to,
-            "method": method,
-            "params": params,
-            "allow_cdp": state.allow_cdp,
-            "timeout_ms": INPUT_TIMEOUT_MS,
-        }
-        args = {k: v for k, v in args.items() if v is not None}
-        ticket = None
-        if include_screenshot:
-            ticket = state.budget.acquire(auto=False)
-            if not isinstance(ticket, Refusal):
-                args["include_screenshot"] = True
-                args["screenshot"] = shots.screenshot_args(state)
-        try:
-            done = await state.connection.request(
-                "interact", args, timeout=INPUT_TIMEOUT_MS / 1000 + 25
-            )
-        except Exception as exc:
-            if ticket is not None and not isinstance(ticket, Refusal):
-                ticket.cancel()
-            raise to_tool_error(exc, selector=selector) from exc
-        if action == "cdp":
-            return content.result(_cdp_blocks(done), tool="interact")
-        blocks = [content.text(_acted(action, done))]
-        shot = done.get("screenshot")
-        if isinstance(ticket, Refusal):
-            blocks.append(content.text(f"[Screenshot not included: {ticket.reason}]"))
-        elif isinstance(shot, dict) and "jpeg" in shot:
-            blocks += [
-                content.image(shot["jpeg"]),
-                content.text(content.describe_screenshot(shot, prefix="Screenshot after it")),
-            ]
-        elif isinstance(shot, dict) and "error" in shot:
-            if ticket is not None and not isinstance(ticket, Refusal):
-                ticket.cancel()
-            blocks.append(content.text(f"[Screenshot unavailable: {shot['error']['message']}]"))
-        return content.result(blocks, tool="interact")
+        if a.action != "dialog" and (a.accept is not None or a.prompt_text is not None):
+            raise ToolError('accept and prompt_text belong to action="dialog".')
+        return await act(state, a)
 
 
-async def _dialog(
-    state: ServerState, accept: bool | None, prompt_text: str | None
-) -> CallToolResult:
+# ---- the actions ----------------------------------------------------------------------------
+
+
+async def _navigate(state: ServerState, a: ToolArgs) -> CallToolResult:
+    """Straight to the extension's navigate: the host has nothing to map."""
+    args = _navigate_args(a.navigation, a.url, a.new_tab)
+    if a.keep_beforeunload:
+        args["keep_beforeunload"] = True
+    try:
+        raw = await state.connection.request(
+            "navigate", args, timeout=NAVIGATE_TIMEOUT_MS / 1000 + 5
+        )
+    except Exception as exc:
+        raise to_tool_error(exc) from exc
+    blocks: list[ContentBlock] = [content.text(_navigated(a.navigation, raw))]
+    if a.include_screenshot:
+        blocks += await _screenshot_blocks(state)
+    return content.result(blocks, tool="interact")
+
+
+async def _dialog(state: ServerState, a: ToolArgs) -> CallToolResult:
     """Answer the JavaScript dialog open in the tracked tab (through the host's interact)."""
-    if accept is None:
+    if a.accept is None:
         raise ToolError(
             'action="dialog" needs accept: true (OK / Leave) or false (Cancel / Stay); a '
             "prompt also takes prompt_text."
         )
-    if prompt_text is not None and not accept:
+    if a.prompt_text is not None and not a.accept:
         raise ToolError("prompt_text is typed into a prompt that is accepted: pass accept=true.")
-    args: dict[str, Any] = {"action": "dialog", "accept": accept, "timeout_ms": INPUT_TIMEOUT_MS}
-    if prompt_text is not None:
-        args["prompt_text"] = prompt_text
+    args = InteractArgs(action="dialog", accept=a.accept, timeout_ms=INPUT_TIMEOUT_MS)
+    if a.prompt_text is not None:
+        args.prompt_text = a.prompt_text
     try:
-        done = await state.connection.request("interact", args, timeout=INPUT_TIMEOUT_MS / 1000 + 5)
+        raw = await _send(state, args, timeout=INPUT_TIMEOUT_MS / 1000 + 5)
     except Exception as exc:
         raise to_tool_error(exc) from exc
+    done = InteractResult.model_validate(raw)
     return content.result([content.text(_answered(done))], tool="interact")
 
 
-def _answered(done: dict[str, Any]) -> str:
-    d = done.get("dialog") or {}
-    verb = "Accepted" if done.get("accepted") else "Dismissed"
-    what = (
-        f"the {d['type']} dialog {json.dumps(d.get('message', ''), ensure_ascii=False)}"
-        if d
-        else "the dialog"
+async def _input(state: ServerState, a: ToolArgs) -> CallToolResult:
+    """click, hover, type, keypress, scroll: the host aims, the extension acts."""
+    raw, ticket = await _host_interact(state, a)
+    done = InteractResult.model_validate(raw)
+    blocks = [content.text(_acted(a.action, done)), *_after_blocks(done.screenshot, ticket)]
+    return content.result(blocks, tool="interact")
+
+
+async def _cdp(state: ServerState, a: ToolArgs) -> CallToolResult:
+    """Raw DevTools: only if the user started the server with --allow-cdp (and the host agrees)."""
+    if not state.allow_cdp:
+        raise ToolError(
+            "Raw CDP is off. It is the user's decision: they start the server with "
+            "`shotctl mcp --allow-cdp` and allow it in the host with "
+            "`shotctl config allow-cdp on`."
+        )
+    raw, _ = await _host_interact(state, a)
+    return content.result(_cdp_blocks(CdpResult.model_validate(raw)), tool="interact")
+
+
+Act = Callable[[ServerState, ToolArgs], Awaitable[CallToolResult]]
+ACTIONS: dict[str, Act] = {
+    "navigate": _navigate,
+    "dialog": _dialog,
+    "cdp": _cdp,
+    **dict.fromkeys(("click", "hover", "type", "keypress", "scroll"), _input),
+}
+
+
+# ---- talking to the host --------------------------------------------------------------------
+
+
+async def _send(state: ServerState, args: InteractArgs, *, timeout: float) -> dict[str, Any]:
+    """The host's interact with the arguments that were set (the wire keys of each action)."""
+    payload = args.model_dump(mode="python", exclude_unset=True)
+    return await state.connection.request("interact", payload, timeout=timeout)
+
+
+def _input_args(state: ServerState, a: ToolArgs) -> InteractArgs:
+    if a.button not in BUTTONS:
+        raise ToolError(f"Unknown button {a.button!r}. Valid values: {', '.join(BUTTONS)}.")
+    to = a.to
+    if isinstance(to, str) and to not in ("top", "bottom"):
+        try:
+            to = float(to)
+        except ValueError:
+            raise ToolError('to must be "top", "bottom" or a y offset in CSS px.') from None
+    given = a.model_dump(include=PASSED, exclude_none=True)
+    if to is not None:
+        given["to"] = to
+    # Built unchecked: each argument was validated by the SDK, and whether they fit together
+    # (x without y, a label and a selector) is the host's to judge: its answer names the fix.
+    return InteractArgs.model_construct(
+        **given,
+        modifiers=a.modifiers or [],
+        allow_cdp=state.allow_cdp,
+        timeout_ms=INPUT_TIMEOUT_MS,
     )
+
+
+async def _host_interact(
+    state: ServerState, a: ToolArgs
+) -> tuple[dict[str, Any], Ticket | Refusal | None]:
+    """Run an input or cdp action on the host; with include_screenshot, its screenshot ticket."""
+    args = _input_args(state, a)
+    ticket = state.budget.acquire(auto=False) if a.include_screenshot else None
+    if isinstance(ticket, Ticket):
+        args.include_screenshot = True
+        args.screenshot = shots.screenshot_args(state)
+    try:
+        return await _send(state, args, timeout=INPUT_TIMEOUT_MS / 1000 + 25), ticket
+    except Exception as exc:
+        if isinstance(ticket, Ticket):
+            ticket.cancel()
+        raise to_tool_error(exc, selector=a.selector) from exc
+
+
+# ---- what the model reads -------------------------------------------------------------------
+
+
+def _after_blocks(
+    shot: ScreenshotFailed | dict[str, Any] | None, ticket: Ticket | Refusal | None
+) -> list[ContentBlock]:
+    """The screenshot after an action, or why there is none."""
+    if isinstance(ticket, Refusal):
+        return [content.text(f"[Screenshot not included: {ticket.reason}]")]
+    if isinstance(shot, dict) and "jpeg" in shot:
+        return [
+            content.image(shot["jpeg"]),
+            content.text(content.describe_screenshot(shot, prefix="Screenshot after it")),
+        ]
+    if isinstance(shot, ScreenshotFailed):
+        if ticket is not None:
+            ticket.cancel()
+        return [content.text(f"[Screenshot unavailable: {shot.error.message}]")]
+    return []
+
+
+def _answered(done: InteractResult) -> str:
+    d = done.dialog
+    verb = "Accepted" if done.accepted else "Dismissed"
+    what = f"the {d.type} dialog {json.dumps(d.message, ensure_ascii=False)}" if d else "the dialog"
     lines = [f"{verb} {what}."]
-    if done.get("prompt_text") is not None:
-        lines.append(f"The prompt returned {json.dumps(done['prompt_text'], ensure_ascii=False)}.")
-    lines += done.get("notes") or []
-    facts = {k: done[k] for k in ("url", "title", "accepted", "prompt_text") if k in done}
+    if done.prompt_text is not None:
+        lines.append(f"The prompt returned {json.dumps(done.prompt_text, ensure_ascii=False)}.")
+    lines += done.notes
+    given = done.model_dump(mode="python")  # only the keys the host sent
+    facts = {k: given[k] for k in ("url", "title", "accepted", "prompt_text") if k in given}
     lines.append(json.dumps(facts, ensure_ascii=False, separators=(",", ":")))
     return "\n".join(lines)
 
@@ -259,70 +301,56 @@ VERBS = {
     "keypress": "Pressed",
     "scroll": "Scrolled",
 }
+# What an input action's facts line carries, in this order, when the host sent it (not null).
+FACTS = (
+    "hit", "focused", "url", "title", "scroll", "navigated", "screenshot_id", "label",
+    "scroll_corrected", "retargeted",
+)  # fmt: skip
 
 
-def _describe(el: dict[str, Any] | None) -> str:
+def _describe(el: PageElement | None) -> str:
     if not el:
         return "nothing"
-    name = el.get("name") or el.get("text") or ""
-    role = el.get("role") or el.get("tag", "?")
-    where = el.get("selector", "?")
+    name = el.name or el.text or ""
+    role = el.role or (el.tag if el.tag is not None else "?")
+    where = el.selector if el.selector is not None else "?"
     return f'{role} "{name}" ({where})' if name else f"{role} ({where})"
 
 
-def _acted(action: str, done: dict[str, Any]) -> str:
+def _acted(action: str, done: InteractResult) -> str:
     """A sentence for the model, then the facts as JSON."""
     verb = VERBS.get(action, action)
-    where = ""
-    if done.get("point"):
-        p = done["point"]
-        where = f" at CSS ({p['x']:g}, {p['y']:g})"
-    hit = f"; hit {_describe(done.get('hit'))}" if done.get("hit") or done.get("point") else ""
+    p = done.point
+    where = f" at CSS ({p.x:g}, {p.y:g})" if p else ""
+    hit = f"; hit {_describe(done.hit)}" if done.hit or p else ""
     lines = [f"{verb}{where}{hit}."]
-    if done.get("navigated"):
-        lines.append(f"The page navigated to {done.get('url')}.")
-    for note in done.get("notes") or []:
-        lines.append(note)
-    facts = {
-        k: done[k]
-        for k in (
-            "hit",
-            "focused",
-            "url",
-            "title",
-            "scroll",
-            "navigated",
-            "screenshot_id",
-            "label",
-            "scroll_corrected",
-            "retargeted",
-        )
-        if done.get(k) is not None
-    }
+    if done.navigated:
+        lines.append(f"The page navigated to {done.url}.")
+    lines += done.notes
+    given = done.model_dump(mode="python")
+    facts = {k: given[k] for k in FACTS if given.get(k) is not None}
     lines.append(json.dumps(facts, ensure_ascii=False, separators=(",", ":")))
     return "\n".join(lines)
 
 
-def _cdp_blocks(done: dict[str, Any]) -> list[ContentBlock]:
-    image = done.get("image")
-    if isinstance(image, dict) and "jpeg" in image:
+def _cdp_blocks(done: CdpResult) -> list[ContentBlock]:
+    image = done.image
+    if image is not None:
+        shot_id = (
+            f"; screenshot_id {image.screenshot_id})." if image.screenshot_id is not None else ")."
+        )
         return [
-            content.image(image["jpeg"]),
+            content.image(image.jpeg),
             content.text(
-                f"{done.get('method')}: the screenshot as a {image['width']}×{image['height']} px "
-                f"JPEG ({image['bytes']:,} bytes; captured at {image['source_width']}×"
-                f"{image['source_height']} px; {image.get('masked', 0)} secret region(s) masked"
-                + (
-                    f"; screenshot_id {image['screenshot_id']})."
-                    if image.get("screenshot_id") is not None
-                    else ")."
-                )
+                f"{done.method}: the screenshot as a {image.width}×{image.height} px JPEG "
+                f"({image.bytes:,} bytes; captured at {image.source_width}×{image.source_height} "
+                f"px; {image.masked} secret region(s) masked{shot_id}"
             ),
         ]
-    body = json.dumps(done.get("result", {}), ensure_ascii=False)
+    body = json.dumps(done.result, ensure_ascii=False)
     if len(body) > CDP_TEXT_MAX:
         body = body[:CDP_TEXT_MAX] + f"… [cut: {len(body):,} chars in all]"
-    return [content.text(f"{done.get('method')} → {body}")]
+    return [content.text(f"{done.method} → {body}")]
 
 
 def _navigate_args(navigation: str, url: str | None, new_tab: bool) -> dict[str, Any]:
@@ -344,15 +372,18 @@ def _navigate_args(navigation: str, url: str | None, new_tab: bool) -> dict[str,
     return {"action": "goto", "url": url, "new_tab": new_tab, "timeout_ms": NAVIGATE_TIMEOUT_MS}
 
 
-def _navigated(navigation: str, done: dict[str, Any]) -> str:
+def _navigated(navigation: str, raw: dict[str, Any]) -> str:
     verb = {"url": "Navigated to", "back": "Went back to", "forward": "Went forward to"}.get(
         navigation, "Reloaded"
     )
-    tab = done.get("tab", done)  # the extension answers {"tab": TabInfo} once the load completes
-    title = f' "{tab["title"]}"' if tab.get("title") else ""
-    where = f" (tab {tab['id']})" if tab.get("id") is not None else ""
-    if done.get("dialog"):  # a dialog the page opened while loading holds the load
-        first = f"{verb} {tab.get('url', '?')}{title}{where}."
+    done = Navigated.model_validate(raw)
+    # The extension answers {"tab": TabInfo} once the load completes; a bare TabInfo reads the same.
+    tab = done.tab if done.tab is not None else Tab.model_validate(raw)
+    title = f' "{tab.title}"' if tab.title else ""
+    where = f" (tab {tab.id})" if tab.id is not None else ""
+    url = tab.url if tab.url is not None else "?"
+    if done.dialog is not None:  # a dialog the page opened while loading holds the load
+        first = f"{verb} {url}{title}{where}."
     else:
-        first = f"{verb} {tab.get('url', '?')}{title}{where}; the page finished loading."
-    return "\n".join([first, *(done.get("notes") or [])])
+        first = f"{verb} {url}{title}{where}; the page finished loading."
+    return "\n".join([first, *done.notes])
