@@ -5,6 +5,7 @@
 import * as native from './lib/native.js';
 import * as tabs from './lib/tabs.js';
 import * as debuggerSessions from './lib/debugger.js';
+import * as dialogs from './lib/dialogs.js';
 import * as pageErrors from './lib/page-errors.js';
 import * as recorder from './lib/recorder.js';
 import * as status from './lib/status.js';
@@ -14,6 +15,7 @@ import { pageRules } from './lib/secret-rules.js';
 
 tabs.installListeners();
 tabs.setEmitter(native.sendEvent);
+dialogs.installListeners();
 debuggerSessions.installListeners();
 status.installListeners();
 recorder.installListeners();

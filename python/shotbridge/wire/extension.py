@@ -1,14 +1,54 @@
-"""The extension's commands: what the host asks of it, and what it answers."""
+"""The extension's commands: what the host asks of it, and what it answers.
+
+``COMMANDS`` is the declaration of every command: field names, defaults and bounds as the
+extension reads them (extension/lib/args.js). scripts/export_wire_schema.py writes their JSON Schema
+to tests/extension/wire-schema.json, and the extension's unit tests hold its parsing to that file.
+"""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from shotbridge.wire.geometry import Point, Rect, Size
 from shotbridge.wire.messages import PROTOCOL_VERSION
 from shotbridge.wire.model import Model
+
+# How the extension reads a field where it is not plain validation (the schema carries it as
+# "x-coerce", and tests/extension/wire-args.test.mjs holds lib/args.js to it):
+#   truthy:   any value is read as true or false (never refused)
+#   fallback: a value out of bounds is replaced by the default (never refused)
+TRUTHY = {"x-coerce": "truthy"}
+FALLBACK = {"x-coerce": "fallback"}
+# Text that must hold something besides whitespace (the extension trims before it looks).
+NON_BLANK = r"\S"
+MAX_TIMEOUT_MS = 300_000  # longer deadlines are cut to this, not refused
+
+
+class ExtensionArgs(Model):
+    """What every command takes. A null field reads as an absent one (its default)."""
+
+    # The command's deadline: one positive number of ms, cut to MAX_TIMEOUT_MS.
+    timeout_ms: float = Field(10_000, gt=0, json_schema_extra={"x-clamp-max": MAX_TIMEOUT_MS})
+
+
+class TabArgs(ExtensionArgs):
+    """A command that acts on one tab."""
+
+    tab_id: int | None = None  # default: the tracked tab
+
+
+class DialogInfo(Model):
+    """A JavaScript dialog open in a tab, as Chrome (or the page itself) reported it."""
+
+    type: Literal["alert", "confirm", "prompt", "beforeunload"]
+    message: str
+    default_prompt: str = ""
+    url: str = ""
+    opened_at: float  # the service worker's Date.now()
+    # "page": known only from the page's own report, so not answerable through the debugger.
+    reported_by: Literal["page"] | None = None
 
 
 class TabInfo(Model):
@@ -18,6 +58,7 @@ class TabInfo(Model):
     title: str
     active: bool
     tracked: bool = False
+    dialog: DialogInfo | None = None  # list_tabs only: the dialog open in the tab
 
 
 class Hello(Model):
@@ -30,12 +71,76 @@ class Hello(Model):
     tracked_tab: int | None = None
 
 
+class PingArgs(ExtensionArgs):
+    """``ping``: is the extension there."""
+
+
+class PingReply(Model):
+    pong: bool
+    extension_version: str
+
+
+class ListTabsArgs(ExtensionArgs):
+    """``list_tabs``: every tab of every window."""
+
+
+class ListTabsReply(Model):
+    tabs: list[TabInfo]
+
+
+class TrackArgs(ExtensionArgs):
+    """``track``: pin the tab commands act on when they name none (null: follow the active tab)."""
+
+    tab_id: int | None  # required, null allowed
+
+
+class TabReply(Model):
+    """``track``, and ``navigate`` / ``open_tab`` once the load is over (or a dialog stopped it)."""
+
+    tab: TabInfo
+    dialog: DialogInfo | None = None  # opened while the page loaded
+    notes: list[str] = Field(default_factory=list)
+    window_id: int | None = None  # open_tab: the popup window it opened
+
+
+class NavigateArgs(TabArgs):
+    """``navigate``: load a URL, or go back / forward / reload, and wait for the load."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"url": "https://example.com/"}]})
+
+    # An absolute http, https, file, about, data or blob URL.
+    url: str | None = Field(None, pattern=NON_BLANK)
+    # Without one: "goto" when there is a url (and there must be one then).
+    action: Literal["goto", "back", "forward", "reload"] | None = None
+    new_tab: bool = Field(False, json_schema_extra=TRUTHY)  # open the url in a new tab
+    # Leave a beforeunload prompt open for ``dialog`` to answer, instead of accepting it.
+    keep_beforeunload: bool = False
+
+
+class OpenTabArgs(ExtensionArgs):
+    """``open_tab``: the url in a new unfocused popup window of its own."""
+
+    url: str = Field(pattern=NON_BLANK)
+    width: int = Field(1280, ge=200, le=4000, json_schema_extra=FALLBACK)
+    height: int = Field(800, ge=200, le=4000, json_schema_extra=FALLBACK)
+
+
+class CloseTabArgs(ExtensionArgs):
+    """``close_tab``: close a tab ``open_tab`` opened (never one of the user's)."""
+
+    tab_id: int
+
+
+class CloseTabReply(Model):
+    closed: int
+
+
 class ScrollToY(Model):
     y: float
 
 
 class ScrollToSelector(Model):
-    selector: str = Field(min_length=1)
+    selector: str = Field(pattern=NON_BLANK)
 
 
 # Where to scroll before capturing: a y offset, the top or bottom, or an element (centred).
@@ -60,20 +165,26 @@ class TileCaps(Model):
     max_long_edge: int = Field(ge=16)
 
 
-class CaptureArgs(Model):
+class CaptureArgs(TabArgs):
     """``capture``: screenshot of a tab."""
 
-    tab_id: int | None = None  # default: the tracked tab
+    # A tile needs a full-page capture (and a selector excludes full_page).
+    model_config = ConfigDict(
+        json_schema_extra={
+            "dependentSchemas": {"tile": {"properties": {"full_page": {"const": True}}}}
+        }
+    )
+
     # auto: captureVisibleTab for a plain viewport capture while Chrome's quota allows, else CDP.
     method: Literal["auto", "cdp", "visible"] = "auto"
     format: Literal["jpeg", "png"] = "jpeg"
     quality: int = Field(90, ge=1, le=100)
     # Render scale (image px per CSS px) asked of the browser; None = devicePixelRatio.
     scale: float | None = Field(None, gt=0, le=4)
-    selector: str | None = None  # clip to this element
+    selector: str | None = Field(None, pattern=NON_BLANK)  # clip to this element
     full_page: bool = False
-    max_height_css: int = 16384
-    timeout_ms: int = 10000
+    max_height_css: int = Field(16384, ge=1)
+    debugger_idle_ms: float = Field(2000, ge=0, le=60_000)  # keep the debugger attached this long
     scroll: ScrollTarget | None = None  # applied before capturing
     # full_page only: capture CSS bands that each fit these caps instead of one tall image.
     tile: TileCaps | None = None
@@ -83,8 +194,7 @@ class CaptureArgs(Model):
     # an image with nothing to paint on it can leave as Chrome encoded it).
     fit_quality: int | None = Field(None, ge=1, le=100)
     # Secrets to paint over on top of password fields (the user's configure mask_selectors).
-    mask_selectors: list[str] = Field(default_factory=list)
-    debugger_idle_ms: int = Field(2000, ge=0, le=60_000)  # keep the debugger attached this long
+    mask_selectors: list[str] = Field([])
 
 
 class CaptureTile(Model):
@@ -113,6 +223,8 @@ class CaptureResult(Model):
     truncated: bool = False  # full page cut at max_height_css
     page_height: float | None = None
     tiles: list[CaptureTile] = Field(default_factory=list)  # full_page with `tile`, top to bottom
+    # Stage stamps (epoch ms, *_at) and durations (ms) of the capture, for the benchmark.
+    timings: dict[str, float] = Field(default_factory=dict)
 
 
 class ElementInfo(Model):
@@ -155,14 +267,23 @@ class HiddenElement(Model):
     frame: list[str] = Field(default_factory=list)  # iframes it is in, from the top page
 
 
-class DiscoverArgs(Model):
+class DiscoverArgs(TabArgs):
     """``discover``: find elements to label."""
 
-    tab_id: int | None = None
+    # target "custom" needs a selector.
+    model_config = ConfigDict(
+        json_schema_extra={
+            "if": {"properties": {"target": {"const": "custom"}}, "required": ["target"]},
+            "then": {"required": ["selector"]},
+        }
+    )
+
     target: Literal["interactive", "all_visible", "custom"] = "interactive"
-    selector: str | None = None  # with target=custom
+    selector: str | None = None  # with target=custom (and then not blank); ignored otherwise
     max: int = Field(50, ge=1, le=100)
-    include_offscreen: bool = False
+    include_offscreen: bool = Field(False, json_schema_extra=TRUTHY)
+    # Line boxes of the visible text, for badge placement.
+    text_rects: bool = Field(False, json_schema_extra=TRUTHY)
 
 
 class DiscoverResult(Model):
@@ -183,3 +304,138 @@ class DiscoverResult(Model):
     frames: list[dict[str, Any]] = Field(default_factory=list)
     # With text_rects: line boxes of the visible text (viewport CSS px), for badge placement.
     text_rects: list[Rect] = Field(default_factory=list)
+
+
+class PageInfoArgs(TabArgs):
+    """``page_info``: a cheap summary of the page (what the tab says, where it cannot be read)."""
+
+
+class ExpectedViewport(Model):
+    width: float
+    height: float
+    dpr: float
+
+
+class InputArgs(TabArgs):
+    """``input``: act on the page like a user, through the debugger's trusted input events."""
+
+    # Calls that do something (the second one whatever its action); x and y come together.
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"action": "scroll", "delta_y": 100},
+                {"action": "click", "x": 10, "y": 20, "text": "hi", "key": "Enter"},
+            ],
+            "dependentRequired": {"x": ["y"], "y": ["x"]},
+        }
+    )
+
+    action: Literal["click", "hover", "type", "keypress", "scroll"]
+    x: float | None = None  # viewport CSS px (or a selector, not both)
+    y: float | None = None
+    from_scroll: Point | None = None  # the scroll x/y was measured at: follow the content
+    selector: str | None = Field(None, pattern=NON_BLANK)
+    expect_selector: str | None = None  # the label's element expected at x/y
+    expect_url: str | None = None  # the page the screenshot showed (stale_screenshot if not)
+    text: str | None = None  # type: what to insert
+    clear: bool = Field(False, json_schema_extra=TRUTHY)  # type: select the field's text first
+    key: str | None = None  # keypress: "Enter", "Control+A"...
+    modifiers: list[str] = Field([])  # held during the action
+    button: Literal["left", "right", "middle"] = "left"
+    click_count: Literal[1, 2, 3] = 1
+    delta_x: float = 0  # scroll: wheel deltas, CSS px
+    delta_y: float = 0
+    to: Literal["top", "bottom"] | ScrollToY | None = None  # scroll: where to
+    debugger_idle_ms: float = Field(2000, ge=0, le=60_000)
+    # The viewport the screenshot saw: pixel actions refuse another one (stale_screenshot).
+    expect_viewport: ExpectedViewport | None = None
+    screenshot_id: int | None = None  # named in a stale_screenshot message
+
+
+class ElementAtArgs(TabArgs):
+    """``element_at``: what is under a viewport point, without acting."""
+
+    x: float
+    y: float
+
+
+class ResolveArgs(TabArgs):
+    """``resolve``: where an element is now, and the point an action would aim at."""
+
+    selector: str = Field(pattern=NON_BLANK)
+    scroll_into_view: bool = Field(False, json_schema_extra=TRUTHY)
+
+
+class CdpArgs(TabArgs):
+    """``cdp``: one raw DevTools Protocol command (the host sends it only when the user allowed)."""
+
+    method: str = Field(pattern=r"^[A-Z][A-Za-z]*\.[a-z][A-Za-z]*$")
+    params: dict[str, Any] | None = None
+    allow: Literal[True]  # an explicit yes, so no caller reaches it by accident
+    debugger_idle_ms: float = 2000
+
+
+class CdpReply(Model):
+    method: str
+    tab_id: int
+    result: dict[str, Any]
+
+
+class RecordConfigArgs(ExtensionArgs):
+    """``record_config``: network capture on or off for every page (null: leave it)."""
+
+    network: bool | None = None
+
+
+class RecordConfigReply(Model):
+    network: bool
+
+
+class DialogArgs(TabArgs):
+    """``dialog``: accept or dismiss the JavaScript dialog open in the tab."""
+
+    accept: bool
+    prompt_text: str | None = None  # a prompt's answer (accepting without one keeps its default)
+
+
+class DialogReply(Model):
+    action: Literal["dialog"]
+    accepted: bool
+    dialog: DialogInfo | None  # the dialog answered (None: Chrome never reported it)
+    prompt_text: str | None
+    url: str
+    title: str
+    open_dialog: DialogInfo | None = None  # the next one, opened right after
+    notes: list[str] = Field(default_factory=list)
+
+
+class ErrorsArgs(TabArgs):
+    """``errors``: the page errors recorded in the tab."""
+
+    clear: bool = Field(False, json_schema_extra=TRUTHY)  # forget them once read
+
+
+class ErrorsReply(Model):
+    errors: list[dict[str, Any]]
+
+
+# Every command the host sends the extension: its arguments, and its reply where one is declared
+# (input, element_at, resolve and page_info answer with what the page library returns).
+COMMANDS: dict[str, tuple[type[ExtensionArgs], type[Model] | None]] = {
+    "ping": (PingArgs, PingReply),
+    "list_tabs": (ListTabsArgs, ListTabsReply),
+    "track": (TrackArgs, TabReply),
+    "navigate": (NavigateArgs, TabReply),
+    "open_tab": (OpenTabArgs, TabReply),
+    "close_tab": (CloseTabArgs, CloseTabReply),
+    "capture": (CaptureArgs, CaptureResult),
+    "discover": (DiscoverArgs, DiscoverResult),
+    "page_info": (PageInfoArgs, None),
+    "input": (InputArgs, None),
+    "element_at": (ElementAtArgs, None),
+    "resolve": (ResolveArgs, None),
+    "cdp": (CdpArgs, CdpReply),
+    "record_config": (RecordConfigArgs, RecordConfigReply),
+    "dialog": (DialogArgs, DialogReply),
+    "errors": (ErrorsArgs, ErrorsReply),
+}

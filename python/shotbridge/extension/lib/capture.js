@@ -14,6 +14,7 @@ import { planTiles } from './tiles.js';
 /**
  * @typedef {null | 'top' | 'bottom' | {y: number} | {selector: string}} ScrollTarget
  * @typedef {import('./tiles.js').TileCaps} TileCaps
+ * CaptureArgs as lib/args.js reads them (declared by wire.extension.CaptureArgs):
  * @typedef {{tab_id: number | null, method: 'auto' | 'cdp' | 'visible', format: 'jpeg' | 'png',
  *   quality: number, scale: number | null, selector: string | null, full_page: boolean,
  *   max_height_css: number, debugger_idle_ms: number, scroll: ScrollTarget, tile: TileCaps | null,
@@ -26,63 +27,6 @@ const BACKGROUND_WAIT_MS = 3000;
 const epochMs = () => Math.round((performance.timeOrigin + performance.now()) * 10) / 10;
 /** @param {number} ms */
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/**
- * Validate against wire.extension.CaptureArgs (defaults included).
- * @param {Record<string, any>} args
- * @returns {CaptureArgs}
- */
-export function parseCaptureArgs(args) {
-  const bad = (/** @type {string} */ m) => new ShotError(Code.BAD_REQUEST, m);
-  const a = {
-    tab_id: args.tab_id ?? null,
-    method: args.method ?? 'auto',
-    format: args.format ?? 'jpeg',
-    quality: args.quality ?? 90,
-    scale: args.scale ?? null,
-    selector: args.selector ?? null,
-    full_page: args.full_page ?? false,
-    max_height_css: args.max_height_css ?? 16384,
-    debugger_idle_ms: args.debugger_idle_ms ?? 2000,
-    scroll: args.scroll ?? null,
-    tile: args.tile ?? null,
-    fit: args.fit ?? null,
-    fit_quality: args.fit_quality ?? null,
-    mask_selectors: args.mask_selectors ?? [],
-  };
-  if (!['auto', 'cdp', 'visible'].includes(a.method)) throw bad('method must be "auto", "cdp" or "visible"');
-  if (!['jpeg', 'png'].includes(a.format)) throw bad('format must be "jpeg" or "png"');
-  if (!Number.isInteger(a.quality) || a.quality < 1 || a.quality > 100) throw bad('quality must be an integer 1..100');
-  if (a.scale !== null && !(typeof a.scale === 'number' && a.scale > 0 && a.scale <= 4)) throw bad('scale must be a number in (0, 4]');
-  if (a.selector !== null && (typeof a.selector !== 'string' || !a.selector.trim())) throw bad('selector must be a non-empty string');
-  if (typeof a.full_page !== 'boolean') throw bad('full_page must be a boolean');
-  if (a.full_page && a.selector !== null) throw bad('use either selector or full_page, not both');
-  if (!Number.isInteger(a.max_height_css) || a.max_height_css < 1) throw bad('max_height_css must be a positive integer');
-  if (!(typeof a.debugger_idle_ms === 'number' && a.debugger_idle_ms >= 0 && a.debugger_idle_ms <= 60_000)) {
-    throw bad('debugger_idle_ms must be a number 0..60000');
-  }
-  const sc = a.scroll;
-  if (sc !== null && sc !== 'top' && sc !== 'bottom' &&
-      !(typeof sc === 'object' && (Number.isFinite(sc.y) || (typeof sc.selector === 'string' && sc.selector.trim())))) {
-    throw bad('scroll must be "top", "bottom", {y: number} or {selector: string}');
-  }
-  const t = a.tile;
-  if (t !== null && !(typeof t === 'object' && t.max_width >= 16 && t.max_long_edge >= 16)) {
-    throw bad('tile must be {max_width, max_long_edge} in output px (each at least 16)');
-  }
-  if (t !== null && !a.full_page) throw bad('tile only applies to full_page captures');
-  const f = a.fit;
-  if (f !== null && !(typeof f === 'object' && f.max_width >= 16 && f.max_long_edge >= 16)) {
-    throw bad('fit must be {max_width, max_long_edge} in output px (each at least 16)');
-  }
-  if (a.fit_quality !== null && !(Number.isInteger(a.fit_quality) && a.fit_quality >= 1 && a.fit_quality <= 100)) {
-    throw bad('fit_quality must be an integer 1..100');
-  }
-  if (!Array.isArray(a.mask_selectors) || !a.mask_selectors.every((x) => typeof x === 'string')) {
-    throw bad('mask_selectors must be a list of CSS selectors');
-  }
-  return /** @type {CaptureArgs} */ (a);
-}
 
 /**
  * Add the duration of `p` to timings[key] (ms, summed over retries).
@@ -331,7 +275,7 @@ function checkSize(dataUrl) {
  * @param {import('./context.js').CommandContext} ctx
  */
 export async function capture(ctx) {
-  const a = parseCaptureArgs(ctx.args);
+  const a = /** @type {CaptureArgs} */ (ctx.args);
   const tab = await resolveTab(a.tab_id);
   const tabId = /** @type {number} */ (tab.id);
   ctx.watchTab(tabId);

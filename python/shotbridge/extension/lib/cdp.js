@@ -34,24 +34,16 @@ export function refusal(method) {
  * @param {import('./context.js').CommandContext} ctx
  */
 export async function cdp(ctx) {
-  const { method, params, allow } = ctx.args;
-  if (allow !== true) {
-    throw new ShotError(Code.BAD_REQUEST, 'Raw CDP is off. The user enables it with `shotctl config allow-cdp on` (and `shotctl mcp --allow-cdp` for the MCP server).');
-  }
-  if (typeof method !== 'string' || !/^[A-Z][A-Za-z]*\.[a-z][A-Za-z]*$/.test(method)) {
-    throw new ShotError(Code.BAD_REQUEST, 'method must be a CDP method name such as "Page.captureScreenshot".');
-  }
+  // lib/args.js checked `allow: true`, the method's form and params' type.
+  const { method, params } = ctx.args;
   const why = refusal(method);
   if (why) throw new ShotError(Code.BAD_REQUEST, why);
-  if (params !== undefined && params !== null && (typeof params !== 'object' || Array.isArray(params))) {
-    throw new ShotError(Code.BAD_REQUEST, 'params must be an object');
-  }
   const tab = await resolveTab(ctx.args.tab_id);
   const tabId = /** @type {number} */ (tab.id);
   ctx.watchTab(tabId);
   assertCapturable(tab.url || tab.pendingUrl, tabId, ctx.args.tab_id !== undefined && ctx.args.tab_id !== null);
   ctx.step = `${method}`;
-  const idleMs = ctx.args.debugger_idle_ms ?? 2000;
+  const idleMs = ctx.args.debugger_idle_ms;
   // A failing method is the caller's problem (wrong params, unknown domain): bad_request with
   // Chrome's own message.
   const result = await withDebugger(tabId, { idleMs, cancelled: ctx.cancelled, failCode: Code.BAD_REQUEST },

@@ -1,8 +1,9 @@
-// Request dispatch: validates the envelope, runs the handler under a CommandContext (deadline +
-// tab-closed watch) and always produces exactly one reply.
+// Request dispatch: validates the envelope and the command's arguments (lib/args.js), runs the
+// handler under a CommandContext (deadline + tab-closed watch) and always produces exactly one reply.
 
 import { Code, ShotError, toErrorInfo } from './errors.js';
 import { CommandContext } from './context.js';
+import { parseArgs } from './args.js';
 import { resolveTab, tabInfo, track, trackedTabId } from './tabs.js';
 import { capture } from './capture.js';
 import { closeTab, navigate, openTab } from './navigate.js';
@@ -12,6 +13,7 @@ import { cdp } from './cdp.js';
 import * as pageErrors from './page-errors.js';
 import { recordConfig } from './recorder.js';
 import * as dialogs from './dialogs.js';
+import { openDialog } from './open-dialogs.js';
 import { isAttached } from './debugger.js';
 
 export const EXTENSION_VERSION = chrome.runtime.getManifest().version;
@@ -28,16 +30,14 @@ const HANDLERS = {
     const [tabs, tracked] = await Promise.all([chrome.tabs.query({}), trackedTabId()]);
     return {
       tabs: tabs.map((t) => {
-        const dialog = t.id !== undefined ? dialogs.current(t.id) : null;
+        const dialog = t.id !== undefined ? openDialog(t.id) : null;
         return { ...tabInfo(t, tracked), ...(dialog ? { dialog } : {}) };
       }),
     };
   },
 
   async track(ctx) {
-    const id = ctx.args.tab_id;
-    if (id !== null && !Number.isInteger(id)) throw new ShotError(Code.BAD_REQUEST, 'track needs tab_id (an integer, or null to follow the active tab)');
-    const tab = await track(id);
+    const tab = await track(ctx.args.tab_id);
     if (!tab) throw new ShotError(Code.NO_TAB, 'No tab to track.');
     return { tab: tabInfo(tab, tab.id ?? null) };
   },
@@ -58,7 +58,7 @@ const HANDLERS = {
   async errors(ctx) {
     await pageErrors.ready;
     const tab = await resolveTab(ctx.args.tab_id);
-    return { errors: pageErrors.take(/** @type {number} */ (tab.id), !!ctx.args.clear) };
+    return { errors: pageErrors.take(/** @type {number} */ (tab.id), ctx.args.clear) };
   },
 };
 
@@ -81,7 +81,7 @@ async function pageWatch(ctx) {
   if (tabId === undefined) return never;
   // A dialog reported while our debugger still listens is trusted at once (else the diagnosis
   // checks it is still open). A click that opens one reports it in its own result (input.js).
-  const known = dialogs.current(tabId);
+  const known = openDialog(tabId);
   if (known && isAttached(tabId)) throw dialogs.dialogError(known);
   for (;;) {
     await new Promise((r) => setTimeout(r, dialogs.STALL_MS));
@@ -114,7 +114,7 @@ export async function handleRequest(msg) {
       throw new ShotError(Code.BAD_REQUEST, `Unknown command: ${JSON.stringify(cmd)}.`);
     }
     if (typeof args !== 'object' || Array.isArray(args)) throw new ShotError(Code.BAD_REQUEST, 'args must be an object');
-    ctx = new CommandContext(cmd, args);
+    ctx = new CommandContext(cmd, parseArgs(cmd, args));
     const result = await Promise.race([HANDLERS[cmd](ctx), ctx.cancelled, pageWatch(ctx)]);
     console.debug(`[shotbridge] ${cmd} ok in ${Math.round(performance.now() - t0)} ms`);
     return { id, ok: true, result };

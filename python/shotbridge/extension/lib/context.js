@@ -5,22 +5,16 @@
 import { Code, ShotError } from './errors.js';
 import { onTabRemoved } from './tabs.js';
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
-const MAX_TIMEOUT_MS = 300_000;
-
 export class CommandContext {
   /**
    * @param {string} cmd
-   * @param {Record<string, any>} args
+   * @param {Record<string, any>} args as lib/args.js read them (timeout_ms defaulted and bounded)
    */
   constructor(cmd, args) {
     this.cmd = cmd;
     this.args = args;
-    const t = args.timeout_ms;
-    if (t !== undefined && t !== null && !(Number.isFinite(t) && t > 0)) {
-      throw new ShotError(Code.BAD_REQUEST, 'timeout_ms must be a positive number');
-    }
-    this.timeoutMs = Math.min(t ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
+    /** @type {number} */
+    this.timeoutMs = args.timeout_ms;
     /** @type {Set<number>} */
     this.watched = new Set();
     this.done = false;

@@ -4,7 +4,7 @@
 
 import { Code, ShotError, messageOf } from './errors.js';
 import * as status from './status.js';
-import * as dialogs from './dialogs.js';
+import { openDialog } from './open-dialogs.js';
 import { watchBarTail } from './viewport.js';
 
 // The user pressed Cancel on Chrome's bar: a refusal. No CDP (clicks, typing, element and
@@ -30,7 +30,6 @@ const sessions = new Map();
 
 /** Called once from the service worker top level. */
 export function installListeners() {
-  dialogs.installListeners();
   chrome.debugger.onDetach.addListener((source, reason) => {
     if (source.tabId === undefined) return;
     if (reason === 'canceled_by_user') status.update({ debugging_cancelled: true });
@@ -110,7 +109,7 @@ function detachLater(tabId, s, idleMs) {
     if (s.users > 0 || sessions.get(tabId) !== s) return;
     // Chrome lets only a session that was attached when a dialog opened answer it (measured:
     // a later one gets "No dialog is showing"), so the session stays while one is open.
-    if (dialogs.current(tabId)) {
+    if (openDialog(tabId)) {
       detachLater(tabId, s, Math.max(idleMs, 1000));
       return;
     }

@@ -10,20 +10,15 @@
 import { Code, ShotError, messageOf } from './errors.js';
 import { isAttached, withDebugger } from './debugger.js';
 import { targetTab } from './tabs.js';
+import { openDialog, openDialogs as open } from './open-dialogs.js';
 
 /** A page command that has not answered for this long gets its tab diagnosed. */
 export const STALL_MS = 1000;
 /** How long the page's main thread gets to answer a trivial script before it counts as busy. */
 const ANSWER_MS = 1000;
 
-/**
- * @typedef {{type: 'alert' | 'confirm' | 'prompt' | 'beforeunload', message: string,
- *   default_prompt: string, url: string, opened_at: number, reported_by?: 'page'}} DialogInfo
- *   reported_by 'page': known only from the page's own report, not answerable through CDP
- */
+/** @typedef {import('./open-dialogs.js').DialogInfo} DialogInfo */
 
-/** @type {Map<number, DialogInfo>} the dialog open in each tab, as Chrome reported it */
-const open = new Map();
 /**
  * Dialogs each tab's page said it was opening (content/bridge-main.js wraps alert/confirm/prompt):
  * seen even when no debugger was attached, but not answerable through CDP. Keyed by frame.
@@ -125,15 +120,6 @@ function opened(tabId, params) {
   }
   open.set(tabId, info);
   for (const fn of [...(openWaiters.get(tabId) ?? [])]) fn(info);
-}
-
-/**
- * The dialog open in `tabId` as far as Chrome told us, or null.
- * @param {number} tabId
- * @returns {DialogInfo | null}
- */
-export function current(tabId) {
-  return open.get(tabId) ?? null;
 }
 
 /**
@@ -314,10 +300,6 @@ function settleMs(ms) {
  */
 export async function handleDialog(ctx) {
   const { accept, prompt_text: promptText } = ctx.args;
-  if (typeof accept !== 'boolean') throw new ShotError(Code.BAD_REQUEST, 'dialog needs accept: true (OK / Leave) or false (Cancel / Stay)');
-  if (promptText !== undefined && promptText !== null && typeof promptText !== 'string') {
-    throw new ShotError(Code.BAD_REQUEST, 'prompt_text must be a string');
-  }
   const tabId = await targetTab(ctx);
   ctx.step = 'Page.handleJavaScriptDialog';
   /** @type {{accept: boolean, promptText?: string}} */
@@ -325,7 +307,7 @@ export async function handleDialog(ctx) {
   if (typeof promptText === 'string') how.promptText = promptText;
   // OK without typing returns what the prompt shows (its default), as it does for a user; Chrome
   // would return "" when promptText is left out.
-  const showing = current(tabId);
+  const showing = openDialog(tabId);
   if (accept && how.promptText === undefined && showing?.type === 'prompt') how.promptText = showing.default_prompt;
   const handled = await answer(tabId, how, ctx.cancelled);
   // Give the page a moment to run what follows the dialog (its return value lands in script).

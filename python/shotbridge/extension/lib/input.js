@@ -12,9 +12,11 @@ import { targetTab } from './tabs.js';
 import { MODIFIER_BITS, keyPressEvents, modifierName } from './keys.js';
 import { HEADLESS, awaitBar, viewportChange } from './viewport.js';
 import * as dialogs from './dialogs.js';
+import { openDialog } from './open-dialogs.js';
 
 /**
  * @typedef {{x: number, y: number}} Point
+ * InputArgs as lib/args.js reads them (declared by wire.extension.InputArgs):
  * @typedef {{action: 'click' | 'hover' | 'type' | 'keypress' | 'scroll', x: number | null,
  *   y: number | null, from_scroll: Point | null, selector: string | null,
  *   expect_selector: string | null, expect_url: string | null, text: string | null,
@@ -24,7 +26,6 @@ import * as dialogs from './dialogs.js';
  * @typedef {import('./viewport.js').Viewport} Viewport
  */
 
-const ACTIONS = ['click', 'hover', 'type', 'keypress', 'scroll'];
 const BUTTON_BITS = { left: 1, right: 2, middle: 4 };
 // How long a click/keypress gets to start a navigation after the first paint before we decide
 // it did not (form submission starts asynchronously, within a task or two).
@@ -46,67 +47,6 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  */
 const within = (p, ms, fallback) => Promise.race([p.catch(() => fallback), sleep(ms).then(() => fallback)]);
 const bad = (/** @type {string} */ m) => new ShotError(Code.BAD_REQUEST, m);
-const isNum = (/** @type {unknown} */ v) => typeof v === 'number' && Number.isFinite(v);
-
-/**
- * @param {Record<string, any>} args
- * @returns {InputArgs}
- */
-export function parseInputArgs(args) {
-  const a = {
-    action: args.action,
-    x: args.x ?? null,
-    y: args.y ?? null,
-    from_scroll: args.from_scroll ?? null,
-    selector: args.selector ?? null,
-    expect_selector: args.expect_selector ?? null,
-    expect_url: args.expect_url ?? null,
-    text: args.text ?? null,
-    clear: args.clear ?? false,
-    key: args.key ?? null,
-    modifiers: args.modifiers ?? [],
-    button: args.button ?? 'left',
-    click_count: args.click_count ?? 1,
-    delta_x: args.delta_x ?? 0,
-    delta_y: args.delta_y ?? 0,
-    to: args.to ?? null,
-    debugger_idle_ms: args.debugger_idle_ms ?? 2000,
-    expect_viewport: args.expect_viewport ?? null,
-    screenshot_id: args.screenshot_id ?? null,
-  };
-  if (!ACTIONS.includes(a.action)) throw bad(`action must be one of ${ACTIONS.join(', ')}`);
-  if ((a.x === null) !== (a.y === null)) throw bad('give both x and y, or neither');
-  if (a.x !== null && !(isNum(a.x) && isNum(a.y))) throw bad('x and y must be numbers (CSS px of the viewport)');
-  if (a.x !== null && a.selector !== null) throw bad('use either x/y or selector, not both');
-  if (a.from_scroll !== null && !(isNum(a.from_scroll.x) && isNum(a.from_scroll.y))) throw bad('from_scroll must be {x, y}');
-  for (const k of /** @type {const} */ (['selector', 'expect_selector', 'expect_url', 'text', 'key'])) {
-    if (a[k] !== null && typeof a[k] !== 'string') throw bad(`${k} must be a string`);
-  }
-  if (a.selector !== null && !a.selector.trim()) throw bad('selector must be a non-empty string');
-  if (!Array.isArray(a.modifiers)) throw bad('modifiers must be a list such as ["Control", "Shift"]');
-  if (!Object.hasOwn(BUTTON_BITS, a.button)) throw bad('button must be "left", "right" or "middle"');
-  if (![1, 2, 3].includes(a.click_count)) throw bad('click_count must be 1, 2 or 3');
-  if (!isNum(a.delta_x) || !isNum(a.delta_y)) throw bad('delta_x and delta_y must be numbers (CSS px)');
-  if (a.to !== null && a.to !== 'top' && a.to !== 'bottom' && !(typeof a.to === 'object' && isNum(a.to.y))) {
-    throw bad('to must be "top", "bottom" or {y}');
-  }
-  if (a.action === 'type' && a.text === null) throw bad('type needs text');
-  if (a.action === 'keypress' && !a.key) throw bad('keypress needs key, e.g. "Enter" or "Control+A"');
-  if ((a.action === 'click' || a.action === 'hover') && a.x === null && a.selector === null) {
-    throw bad(`${a.action} needs x/y or a selector`);
-  }
-  if (a.action === 'scroll' && a.to === null && a.selector === null && a.x === null && a.delta_x === 0 && a.delta_y === 0) {
-    throw bad('scroll needs delta_x/delta_y (at x/y or the viewport centre), to ("top", "bottom", {y}), or a selector or x/y to bring into view');
-  }
-  if (!(isNum(a.debugger_idle_ms) && a.debugger_idle_ms >= 0 && a.debugger_idle_ms <= 60_000)) {
-    throw bad('debugger_idle_ms must be a number 0..60000');
-  }
-  const ev = a.expect_viewport;
-  if (ev !== null && !(typeof ev === 'object' && isNum(ev.width) && isNum(ev.height) && isNum(ev.dpr))) {
-    throw bad('expect_viewport must be {width, height, dpr}');
-  }
-  return /** @type {InputArgs} */ (a);
-}
 
 /**
  * Run a page-library function, turning its `{error}` answers into ShotErrors.
@@ -343,9 +283,9 @@ function checkViewport(a, state) {
  * @param {import('./context.js').CommandContext} ctx
  */
 export async function input(ctx) {
-  const a = parseInputArgs(ctx.args);
+  const a = /** @type {InputArgs} */ (ctx.args);
   const tabId = await targetTab(ctx);
-  const blocking = dialogs.current(tabId);
+  const blocking = openDialog(tabId);
   if (blocking && isAttached(tabId)) throw dialogs.dialogError(blocking);
   ctx.step = 'reading the page';
   const before = await page(tabId, 'pageState', null);
@@ -454,7 +394,7 @@ export async function input(ctx) {
     dialogOpens.cancel();
     nav.dispose();
   }
-  const late = dialogs.current(tabId); // opened while the page settled
+  const late = openDialog(tabId); // opened while the page settled
   if (late) {
     result.dialog = late;
     target.notes.push(dialogs.dialogNote(late));
@@ -469,7 +409,6 @@ export async function input(ctx) {
  */
 export async function elementAt(ctx) {
   const { x, y } = ctx.args;
-  if (!isNum(x) || !isNum(y)) throw bad('element_at needs x and y (CSS px of the viewport)');
   const tabId = await targetTab(ctx);
   return elementAtDeep(tabId, x, y);
 }
@@ -480,8 +419,6 @@ export async function elementAt(ctx) {
  * @param {import('./context.js').CommandContext} ctx
  */
 export async function resolve(ctx) {
-  const { selector } = ctx.args;
-  if (typeof selector !== 'string' || !selector.trim()) throw bad('resolve needs a selector');
   const tabId = await targetTab(ctx);
-  return locate(tabId, selector, !!ctx.args.scroll_into_view);
+  return locate(tabId, ctx.args.selector, ctx.args.scroll_into_view);
 }

@@ -4,15 +4,15 @@ import { Code, ShotError, messageOf } from './errors.js';
 import { resolveTab, tabInfo, track, trackedTabId } from './tabs.js';
 import { detachNow, isAttached, withDebugger } from './debugger.js';
 import * as dialogs from './dialogs.js';
+import { openDialog } from './open-dialogs.js';
 
 /** @param {number} ms */
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const ALLOWED_SCHEMES = new Set(['http:', 'https:', 'file:', 'about:', 'data:', 'blob:']);
 
-/** @param {unknown} url */
+/** @param {string} url a non-blank string (lib/args.js) */
 function parseUrl(url) {
-  if (typeof url !== 'string' || !url.trim()) throw new ShotError(Code.BAD_REQUEST, 'url must be a non-empty string');
   let u;
   try {
     u = new URL(url.trim());
@@ -83,7 +83,7 @@ function loadWaiter(tabId, targetUrl, assumeLoading = false) {
  */
 export async function navigate(ctx) {
   const args = ctx.args;
-  const url = args.url !== undefined && args.url !== null ? parseUrl(args.url) : null;
+  const url = args.url !== null ? parseUrl(args.url) : null;
   const action = args.action ?? (url !== null ? 'goto' : null);
   if (!['goto', 'back', 'forward', 'reload'].includes(action)) {
     throw new ShotError(Code.BAD_REQUEST, 'navigate needs a url, or action "back", "forward" or "reload"');
@@ -100,13 +100,10 @@ export async function navigate(ctx) {
     const id = /** @type {number} */ (created.id);
     ctx.watchTab(id);
     await track(id);
-    return listening(ctx, id, !!args.keep_beforeunload, (notes) =>
+    return listening(ctx, id, args.keep_beforeunload, (notes) =>
       load(ctx, id, url, () => chrome.tabs.update(id, { url: /** @type {string} */ (url) }), false, notes));
   }
 
-  if (args.keep_beforeunload !== undefined && typeof args.keep_beforeunload !== 'boolean') {
-    throw new ShotError(Code.BAD_REQUEST, 'keep_beforeunload must be true or false');
-  }
   const tab = await resolveTab(args.tab_id);
   ctx.watchTab(/** @type {number} */ (tab.id));
   /** @type {string[]} */
@@ -124,7 +121,7 @@ export async function navigate(ctx) {
     forward: () => historyStep(id, 1, () => chrome.tabs.goForward(id)),
     reload: () => (replaced ? chrome.tabs.update(id, { url: /** @type {string} */ (target) }) : chrome.tabs.reload(id)),
   }[/** @type {'goto' | 'back' | 'forward' | 'reload'} */ (action)];
-  return listening(ctx, id, !!args.keep_beforeunload, async (more) => {
+  return listening(ctx, id, args.keep_beforeunload, async (more) => {
     more.unshift(...notes);
     return load(ctx, id, target, run, false, more);
   });
@@ -170,7 +167,7 @@ async function listening(ctx, tabId, keep, fn) {
  */
 async function unblock(ctx, tab, notes) {
   const tabId = /** @type {number} */ (tab.id);
-  const open = dialogs.current(tabId);
+  const open = openDialog(tabId);
   if (open && open.type !== 'beforeunload') {
     const dismissed = await dialogs.answer(tabId, { accept: false }, ctx.cancelled).then(() => true, () => false);
     if (dismissed) notes.push(`Dismissed the ${open.type} dialog ${JSON.stringify(open.message)} to leave the page.`);
@@ -287,13 +284,13 @@ const ownTabs = new Set();
  */
 export async function openTab(ctx) {
   const url = parseUrl(ctx.args.url);
-  const size = (/** @type {unknown} */ v, /** @type {number} */ d) => (Number.isInteger(v) && /** @type {number} */ (v) >= 200 && /** @type {number} */ (v) <= 4000 ? /** @type {number} */ (v) : d);
+  // A size out of 200..4000 CSS px reads as the default (lib/args.js).
   const win = await chrome.windows.create({
     url: 'about:blank',
     type: 'popup',
     focused: false,
-    width: size(ctx.args.width, 1280),
-    height: size(ctx.args.height, 800),
+    width: ctx.args.width,
+    height: ctx.args.height,
   });
   const tab = win?.tabs?.[0];
   if (!tab || tab.id === undefined) throw new ShotError(Code.INTERNAL, 'Chrome opened a window without a tab.');
@@ -320,7 +317,6 @@ async function closeOwn(tabId) {
  */
 export async function closeTab(ctx) {
   const id = ctx.args.tab_id;
-  if (!Number.isInteger(id)) throw new ShotError(Code.BAD_REQUEST, 'close_tab needs tab_id');
   if (!ownTabs.has(id)) throw new ShotError(Code.BAD_REQUEST, `Tab ${id} was not opened by open_tab; shotbridge never closes the user's tabs.`);
   await closeOwn(id);
   return { closed: id };

@@ -6,7 +6,6 @@
 // document carries `by_page: true` when the page made it with no gesture before it (a pushState
 // loop): the host keeps it as context, never as a step.
 
-import { Code, ShotError } from './errors.js';
 import { trackedTabId } from './tabs.js';
 
 const STATE_KEY = 'record_state';
@@ -123,10 +122,9 @@ async function broadcast() {
  * @param {import('./context.js').CommandContext} ctx
  */
 export async function recordConfig(ctx) {
-  const want = ctx.args.network;
-  if (want !== undefined && typeof want !== 'boolean') throw new ShotError(Code.BAD_REQUEST, 'network must be a boolean');
+  const want = ctx.args.network; // null: leave it as it is
   await ready;
-  if (want !== undefined && want !== network) {
+  if (want !== null && want !== network) {
     network = want;
     await chrome.storage.session.set({ [STATE_KEY]: { network } }).catch(() => {});
     await broadcast();
