@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
@@ -13,8 +14,11 @@ from shotbridge.mcp_server import arg_errors, content, session
 from shotbridge.mcp_server.settings import SCREENSHOT_MODES, SettingsError
 from shotbridge.mcp_server.state import ServerState
 from shotbridge.wire.errors import CommandError
+from shotbridge.wire.extension import DiscoverArgs, TrackArgs
+from shotbridge.wire.interact import Navigated, Tab
+from shotbridge.wire.model import Model
 
-ACTIONS = ("capture", "track")
+ACTION_NAMES = ("capture", "track")
 
 DESCRIPTION = f"""\
 Session settings. action="capture", settings: screenshot_mode ({" | ".join(SCREENSHOT_MODES)}; \
@@ -73,9 +77,8 @@ async def _browser_rejects(state: ServerState, selector: str) -> str | None:
     if getattr(conn, "_link", True) is None:
         return None
     try:
-        await state.connection.request(
-            "discover", {"target": "custom", "selector": selector, "max": 1}, timeout=5
-        )
+        args = DiscoverArgs(target="custom", selector=selector, max=1)
+        await state.connection.request("discover", args.model_dump(exclude_unset=True), timeout=5)
     except CommandError as exc:
         if exc.code == "invalid_selector":
             return exc.message
@@ -100,6 +103,29 @@ async def check_mask_selectors(state: ServerState, settings: dict[str, Any]) -> 
             )
 
 
+class ToolArgs(Model):
+    """The tool's parameters, as the model sees them in the schema."""
+
+    action: Annotated[
+        str,
+        Field(
+            description="capture: change capture settings; track: choose the tracked tab.",
+            json_schema_extra={"enum": list(ACTION_NAMES)},
+        ),
+    ]
+    settings: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description='With action=capture, e.g. {"screenshot_mode": "on"} or '
+            '{"mask_selectors": [".ssn"]}.'
+        ),
+    ] = None
+    tab_id: Annotated[
+        int | None,
+        Field(description="With action=track: the tab's id from observe(what='tabs')."),
+    ] = None
+
+
 def register(server: MCPServer, state: ServerState) -> None:
     # Tool-argument validation errors reach the model as one plain sentence (all tools).
     arg_errors.install()
@@ -116,53 +142,52 @@ def register(server: MCPServer, state: ServerState) -> None:
         ),
         structured_output=False,
     )
-    async def configure(
-        action: Annotated[
-            str,
-            Field(
-                description="capture: change capture settings; track: choose the tracked tab.",
-                json_schema_extra={"enum": list(ACTIONS)},
-            ),
-        ],
-        settings: Annotated[
-            dict[str, Any] | None,
-            Field(
-                description='With action=capture, e.g. {"screenshot_mode": "on"} or '
-                '{"mask_selectors": [".ssn"]}.'
-            ),
-        ] = None,
-        tab_id: Annotated[
-            int | None,
-            Field(description="With action=track: the tab's id from observe(what='tabs')."),
-        ] = None,
-    ) -> CallToolResult:
-        if action == "capture":
-            if tab_id is not None:
-                raise ToolError("tab_id belongs to action='track'.")
-            if settings is None:
-                return content.result([content.text(state.settings.describe())], tool="configure")
-            await check_mask_selectors(state, settings)
-            try:
-                message = state.settings.apply(settings)
-            except SettingsError as exc:
-                raise ToolError(str(exc)) from None
-            if session.touches_recording(settings):
-                await session.push(state, settings)  # the host records and auto-captures
-            return content.result([content.text(message)], tool="configure")
-        if action == "track":
-            if tab_id is None:
-                raise ToolError(
-                    "action='track' needs tab_id; observe(what='tabs') lists the open tabs."
-                )
-            if settings is not None:
-                raise ToolError("settings belongs to action='capture'.")
-            tracked = await session.request(state, "track", {"tab_id": tab_id})
-            return content.result([content.text(_tracking(tab_id, tracked))], tool="configure")
-        raise ToolError(f"Unknown action {action!r}. Valid actions: {', '.join(ACTIONS)}.")
+    @arg_errors.parameters(ToolArgs)
+    async def configure(**kwargs: Any) -> CallToolResult:
+        a = ToolArgs.model_validate(kwargs)
+        act = ACTIONS.get(a.action)
+        if act is None:
+            raise ToolError(
+                f"Unknown action {a.action!r}. Valid actions: {', '.join(ACTION_NAMES)}."
+            )
+        return await act(state, a)
 
 
-def _tracking(tab_id: int, tracked: dict[str, Any]) -> str:
-    tab = tracked.get("tab", tracked)
-    title, url = tab.get("title"), tab.get("url")
-    where = " — ".join(str(p) for p in (title, url) if p)
-    return f"Tracking tab {tab.get('id', tab_id)}" + (f": {where}" if where else "")
+async def _capture(state: ServerState, a: ToolArgs) -> CallToolResult:
+    """Show the capture settings, or change them (the host's share goes to the host)."""
+    if a.tab_id is not None:
+        raise ToolError("tab_id belongs to action='track'.")
+    if a.settings is None:
+        return content.result([content.text(state.settings.describe())], tool="configure")
+    await check_mask_selectors(state, a.settings)
+    try:
+        message = state.settings.apply(a.settings)
+    except SettingsError as exc:
+        raise ToolError(str(exc)) from None
+    if session.touches_recording(a.settings):
+        await session.push(state, a.settings)  # the host records and auto-captures
+    return content.result([content.text(message)], tool="configure")
+
+
+async def _track(state: ServerState, a: ToolArgs) -> CallToolResult:
+    """Pin the tab every tool acts on."""
+    if a.tab_id is None:
+        raise ToolError("action='track' needs tab_id; observe(what='tabs') lists the open tabs.")
+    if a.settings is not None:
+        raise ToolError("settings belongs to action='capture'.")
+    args = TrackArgs(tab_id=a.tab_id).model_dump(exclude_unset=True)
+    tracked = await session.request(state, "track", args)
+    return content.result([content.text(_tracking(a.tab_id, tracked))], tool="configure")
+
+
+Act = Callable[[ServerState, ToolArgs], Awaitable[CallToolResult]]
+ACTIONS: dict[str, Act] = {"capture": _capture, "track": _track}
+
+
+def _tracking(tab_id: int, raw: dict[str, Any]) -> str:
+    reply = Navigated.model_validate(raw)  # {"tab": TabInfo}; a bare TabInfo reads the same
+    tab = reply.tab if reply.tab is not None else Tab.model_validate(raw)
+    where = " — ".join(str(p) for p in (tab.title, tab.url) if p)
+    return f"Tracking tab {tab.id if tab.id is not None else tab_id}" + (
+        f": {where}" if where else ""
+    )
