@@ -98,7 +98,7 @@ def _mode(path: Path) -> int:
 
 
 def test_screenshot_dir_is_made_0700_and_files_0600(tmp_path: Path) -> None:
-    """Issue 9 #10: the directory was created 0755 and its files 0644 (umask 022)."""
+    """Screenshots show the user's pages: under umask 022 the folder would be 0755, files 0644."""
     target = tmp_path / "a" / "shots"
     old = os.umask(0o022)
     try:

@@ -1,4 +1,4 @@
-"""Hostile page text through every field of every generator (issue 9, defects 1 and 6).
+"""Hostile page text through every field of every generator: no page text escapes into code.
 
 Hypothesis builds sessions whose URLs, titles, element names, labels, test ids, selectors, typed
 values, keys, error messages and sources, request URLs and bodies, observed texts and environment

@@ -1,4 +1,4 @@
-"""Issue 13: steps that are what happened, served fixtures, error assertions, module formats."""
+"""Generated replays: steps that are what happened, served fixtures, error assertions, modules."""
 
 from __future__ import annotations
 

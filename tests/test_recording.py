@@ -296,7 +296,7 @@ def test_screenshot_commands() -> None:
     asyncio.run(main())
 
 
-# ---- hostile pages (issue 9) ---------------------------------------------------------------
+# ---- hostile pages: what a page sends must never crowd out or break the record ------------
 
 
 def test_a_flood_of_page_entries_never_evicts_the_users_steps() -> None:

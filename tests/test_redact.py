@@ -1,6 +1,6 @@
 """Redaction by key and by value (redact.py), and the corpus: requests carrying known secrets of
 every kind → reproduction script, Playwright test with fixtures, bug report and
-observe(screenshots) hold none of them (issue 9, defect 5)."""
+observe(screenshots) hold none of them (what the page carried must not leak into artefacts)."""
 
 from __future__ import annotations
 

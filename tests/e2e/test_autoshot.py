@@ -1,4 +1,4 @@
-"""Automatic screenshots in real headless Chromium (issue 13): settle, cooldown, merged triggers.
+"""Automatic screenshots in real headless Chromium: settle, cooldown, merged triggers.
 
 tests/pages/replay/late.html adds a tall orange block 700 ms after its load. The automatic
 screenshot of that load must show it (the host waits for the page to be loaded and quiet for

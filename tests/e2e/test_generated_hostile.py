@@ -1,11 +1,11 @@
-"""Hostile page text, end to end (issue 9, defect 1): the real extension records a session in
-real Chromium where the typed value and the page's error message carry code (quotes, backticks,
-``${}``, ``</script>``, U+2028, and a newline followed by ``require('fs').writeFileSync``). The
-generated reproduction script then runs with ``node`` and the real Playwright against the same
-page, which echoes what it received to the test server: the page gets exactly the literal the
-user typed, and the payload never runs (no file written). The page also dispatches the security
-review's synthetic ``ErrorEvent`` whose ``filename`` holds the payload: before the fix, that
-source was pasted raw into a comment and the replay wrote the file."""
+"""Hostile page text, end to end (page text must never run as code): the real extension records a
+session in real Chromium where the typed value and the page's error message carry code (quotes,
+backticks, ``${}``, ``</script>``, U+2028, and a newline followed by
+``require('fs').writeFileSync``). The generated reproduction script then runs with ``node`` and the
+real Playwright against the same page, which echoes what it received to the test server: the page
+gets exactly the literal the user typed, and the payload never runs (no file written). The page also
+dispatches the security review's synthetic ``ErrorEvent`` whose ``filename`` holds the payload:
+before the fix, that source was pasted raw into a comment and the replay wrote the file."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 13 end to end: five sessions recorded in real headless Chromium replay unmodified.
+"""Generated replays end to end: five sessions recorded in real headless Chromium replay unmodified.
 
 tests/pages/replay is a small app served with a backend that logs every write (POST /api/<name>,
 keyed by path and body): a live clock on each page, lists loaded by fetch, a filter applied with

@@ -1,7 +1,7 @@
-"""Hostile pages vs. the session record, in real Chromium (issue 9, defects 3, 7, 9, 11; issue 20,
-defect 6): a page cannot write errors or requests into the record, cannot flood the user's steps
-out of it (not with errors, nor with the submits and pushState calls Chromium reports as trusted),
-and network=false records nothing; a field that was ever secret stays redacted and masked after a
+"""Hostile pages vs. the session record, in real Chromium (the page is untrusted): a page cannot
+write errors or requests into the record, cannot flood the user's steps out of it (not with
+errors, nor with the submits and pushState calls Chromium reports as trusted), and network=false
+records nothing; a field that was ever secret stays redacted and masked after a
 show-password toggle; a page's lone UTF-16 surrogates never break a tool.
 """
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any, Literal
+from typing import Literal
 from urllib.parse import urlsplit
 
 from shotbridge.generate import fixtures as fx
@@ -459,12 +459,3 @@ def _replay_lines(
 def screenshots_for_steps(session: Session) -> list[tuple[Step, int]]:
     """(step, screenshot id) pairs, first screenshot per step: what step-N.png corresponds to."""
     return [(s, s.screenshot_ids[0]) for s in build_steps(session) if s.screenshot_ids]
-
-
-def summary(session: Session) -> dict[str, Any]:
-    steps = build_steps(session)
-    return {
-        "steps": len(steps),
-        "errors": sum(len(s.errors) for s in steps),
-        "screenshots": len(session.screenshots),
-    }
