@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from shotbridge.host import buffer
 from shotbridge.host.autoshot import Batch, Scheduler
 from shotbridge.host.buffer import ScreenshotBuffer
+from shotbridge.wire import extension as ext
 from shotbridge.wire.errors import CommandError, ErrorCode
 from shotbridge.wire.model import Model
 from shotbridge.wire.recording import (
@@ -361,8 +362,9 @@ class Recorder:
                 )
         if new.network is not None:
             # The extension owns the wrapper; only a confirmed change counts.
-            done = await self.link.request("record_config", {"network": new.network}, timeout=10)
-            self.config.network = bool(done.get("network", new.network))
+            ask = ext.RecordConfigArgs(network=new.network).model_dump(exclude_unset=True)
+            done = await self.link.request("record_config", ask, timeout=10)
+            self.config.network = ext.RecordConfigReply.model_validate(done).network
         if new.auto_screenshot is not None:
             self.config.auto_screenshot = self.config.auto_screenshot.model_copy(
                 update=new.auto_screenshot
