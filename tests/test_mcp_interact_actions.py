@@ -1,4 +1,4 @@
-"""MCP wiring of issue 5: interact's input actions and raw CDP, capture modes, observe offscreen.
+"""MCP wiring of interact's input actions and raw CDP, capture modes, observe offscreen.
 
 The bus is a FakeLink: these tests check what the tools send to the host and how they present
 its answers; tests/e2e/test_interact.py drives the real thing in Chromium.
@@ -269,7 +269,7 @@ def test_observe_page_include_offscreen_lists_elements() -> None:
     assert h.sent("discover")[0]["include_offscreen"] is True
 
 
-# ---- issue 12: JavaScript dialogs ---------------------------------------------------------------
+# ---- JavaScript dialogs: answered through interact, and errors that name the open one ---------
 
 CONFIRM = {"type": "confirm", "message": "Leave site?", "default_prompt": "", "url": "http://a/"}
 
