@@ -9,6 +9,8 @@ from typing import Any
 
 from PIL import Image
 from shotbridge.wire.errors import CommandError
+from shotbridge.wire.geometry import Rect, Size
+from shotbridge.wire.screenshot import Annotation, ScreenshotResult
 
 Handler = Callable[[dict[str, Any]], Any]
 
@@ -20,48 +22,48 @@ def jpeg(width: int = 64, height: int = 40, color: tuple[int, int, int] = (200, 
 
 
 def annotation(label: int, **over: Any) -> dict[str, Any]:
-    base = {
-        "label": label,
-        "selector": f"#b{label}",
-        "tag": "button",
-        "role": "button",
-        "name": f"Button {label}",
-        "text": f"Button {label}",
-        "bounds": {"x": 10.0 * label, "y": 20.0, "width": 80.0, "height": 30.0},
-        "interactionHint": "clickable",
-        "in_viewport": True,
-    }
-    return {**base, **over}
+    base = Annotation(
+        label=label,
+        selector=f"#b{label}",
+        tag="button",
+        role="button",
+        name=f"Button {label}",
+        text=f"Button {label}",
+        bounds=Rect(x=10.0 * label, y=20.0, width=80.0, height=30.0),
+        interactionHint="clickable",
+        in_viewport=True,
+    )
+    return {**base.model_dump(), **over}
 
 
-def screenshot_result(args: dict[str, Any], *, width: int = 1280, height: int = 720) -> dict:
-    """What the host's ``screenshot`` command returns (see shotbridge.host.screenshot.take)."""
+def screenshot_result(
+    args: dict[str, Any], *, width: int = 1280, height: int = 720
+) -> dict[str, Any]:
+    """What the host's ``screenshot`` command returns, as the bus carries it (every key of
+    :class:`shotbridge.wire.screenshot.ScreenshotResult`)."""
     data = jpeg()
     annotations: list[dict[str, Any]] = []
     if args.get("annotate"):
         annotations = [annotation(i) for i in range(1, min(3, args.get("max_annotations", 50)) + 1)]
-    return {
-        "jpeg": data,
-        "thumbnail": data,
-        "width": width,
-        "height": height,
-        "bytes": 84_210,
-        "quality": 60,
-        "downgraded": False,
-        "css_to_output_scale": 1.0,
-        "method": "cdp",
-        "url": "http://127.0.0.1:8000/page.html",
-        "title": "Fixture page",
-        "tab_id": 7,
-        "device_pixel_ratio": 1.0,
-        "viewport": {"width": 1280.0, "height": 720.0},
-        "masked": 1 + len(args.get("mask_selectors") or []),
-        "annotations": annotations,
-        "total_found": len(annotations),
-        "unavailable": [],
-        "truncated": False,
-        "timings": {},
-    }
+    result = ScreenshotResult(
+        jpeg=data,
+        thumbnail=data,
+        width=width,
+        height=height,
+        bytes=84_210,
+        quality=60,
+        css_to_output_scale=1.0,
+        method="cdp",
+        url="http://127.0.0.1:8000/page.html",
+        title="Fixture page",
+        tab_id=7,
+        device_pixel_ratio=1.0,
+        viewport=Size(width=1280.0, height=720.0),
+        masked=1 + len(args.get("mask_selectors") or []),
+        annotations=[Annotation.model_validate(a) for a in annotations],
+        total_found=len(annotations),
+    )
+    return result.model_dump(mode="python")
 
 
 PAGE_INFO = {

@@ -1,10 +1,11 @@
-"""The visual diff (issue 16) from Python: the core through shotbridge.diff, the host's report
+"""The visual diff from Python: the core through shotbridge.diff, the host's report
 (elements behind each region, the summary) and ``shotctl diff``'s exit codes."""
 
 from __future__ import annotations
 
 import asyncio
 import io
+import itertools
 import json
 import subprocess
 import sys
@@ -14,18 +15,14 @@ from typing import Any
 import pytest
 from PIL import Image, ImageDraw
 from shotbridge.diff import DiffOptions, Geometry, compare
-from shotbridge.host.after_capture import ElementReads
-from shotbridge.host.compare import (
-    CompareArgs,
-    Remembered,
-    attach,
-    diff,
-    split_args,
-)
+from shotbridge.host.diff_memory import Remembered, compare_shots, split_args
+from shotbridge.host.sessions import Session
 from shotbridge.mcp_server.settings import CaptureSettings, SettingsError
+from shotbridge.wire.diff import DiffArgs
 from shotbridge.wire.errors import ImageError
 from shotbridge.wire.extension import ElementInfo
 from shotbridge.wire.geometry import Rect
+from shotbridge.wire.screenshot import ScreenshotResult
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -127,7 +124,7 @@ def test_report_names_the_element_behind_a_colour_change() -> None:
     body = el("main", 0, 0, 400, 600)
     before = shot(1, page(), [save, body])
     after = shot(2, page(save="#c62828"), [save, body])
-    report = diff(before, after, CompareArgs(compare_to=1))
+    report = compare_shots(before, after, DiffArgs(compare_to=1))
     assert len(report.regions) == 1 and not report.unchanged
     first = report.regions[0].elements[0]
     assert (first.selector, first.role, first.name, first.change) == (
@@ -145,7 +142,7 @@ def test_report_gives_before_and_after_text() -> None:
     ImageDraw.Draw(b).rectangle((30, 128, 90, 140), fill="#000000")
     row = el("#row-1", 20, 120, 360, 30, "Row 1", role="paragraph")
     changed = row.model_copy(update={"text": "Row one"})
-    report = diff(shot(1, a, [row]), shot(2, b, [changed]), CompareArgs(compare_to=1))
+    report = compare_shots(shot(1, a, [row]), shot(2, b, [changed]), DiffArgs(compare_to=1))
     e = report.regions[0].elements[0]
     assert (e.change, e.text_before, e.text_after) == ("text", "Row 1", "Row one")
     assert "text 'Row 1' → 'Row one'" in report.summary
@@ -153,11 +150,11 @@ def test_report_gives_before_and_after_text() -> None:
 
 def test_identical_view_is_unchanged_and_a_scroll_is_not() -> None:
     tall = page(height=900)
-    same = diff(shot(1, page(), []), shot(2, page(), []), CompareArgs(compare_to=1))
+    same = compare_shots(shot(1, page(), []), shot(2, page(), []), DiffArgs(compare_to=1))
     assert same.unchanged and same.summary == "Unchanged since screenshot #1 (0 regions changed)."
     before = shot(3, tall.crop((0, 0, 400, 500)), [])
     after = shot(4, tall.crop((0, 160, 400, 660)), [], scroll_y=160)
-    scrolled = diff(before, after, CompareArgs(compare_to=3))
+    scrolled = compare_shots(before, after, DiffArgs(compare_to=3))
     assert scrolled.regions == [] and not scrolled.unchanged
     assert "0 regions changed" in scrolled.summary and "scrolled by (+0, +160)" in scrolled.summary
 
@@ -173,7 +170,7 @@ def test_the_same_bytes_in_the_same_view_are_unchanged_without_decoding() -> Non
         size=(40, 30),
     )
     b = a.model_copy(update={"shot_id": 2})
-    same = diff(a, b, CompareArgs(compare_to=1))
+    same = compare_shots(a, b, DiffArgs(compare_to=1))
     assert same.unchanged and same.compared_pixels == 40 * 30
 
 
@@ -195,42 +192,44 @@ class SlowLink:
         }  # fmt: skip
 
 
-class Shots:
-    def __init__(self) -> None:
+class Shots(Session):
+    """A session whose hidden screenshots are noted."""
+
+    def __init__(self, link: SlowLink) -> None:
+        super().__init__("test", link, itertools.count(1))
         self.hidden: list[int] = []
-        self.element_reads = ElementReads()
+        self.shots.hide = self.hidden.extend  # type: ignore[method-assign]
 
-    def hide(self, ids: list[int]) -> None:
-        self.hidden.extend(ids)
+    async def attach(self, result: ScreenshotResult, args: DiffArgs, previous: int | None) -> None:
+        await self.compare(result, args, annotated=False, previous_id=previous)
 
 
-def result_of(i: int, img: Image.Image) -> dict[str, Any]:
-    return {
-        "screenshot_id": i,
-        "jpeg": png(img),
-        "width": img.width,
-        "height": img.height,
-        "css_to_output_scale": 1.0,
-        "tab_id": 7,
-    }
+def result_of(i: int, img: Image.Image) -> ScreenshotResult:
+    data = png(img)
+    return ScreenshotResult(
+        screenshot_id=i, jpeg=data, thumbnail=data, width=img.width, height=img.height,
+        bytes=len(data), quality=60, css_to_output_scale=1.0, method="cdp", url="http://app.test/",
+        tab_id=7, viewport={"width": img.width, "height": img.height},
+    )  # fmt: skip
 
 
 def test_the_reply_does_not_wait_for_the_page_elements_unless_a_change_needs_naming() -> None:
     async def run() -> None:
-        link, shots = SlowLink(), Shots()
-        remember = CompareArgs(remember=True, unchanged_check=True)
+        link = SlowLink()
+        shots = Shots(link)
+        remember = DiffArgs(remember=True, unchanged_check=True)
         first = result_of(1, page())
-        await asyncio.wait_for(attach(link, shots, first, remember, {}, None), 1)
+        await asyncio.wait_for(shots.attach(first, remember, None), 1)
         again = result_of(2, page())  # same pixels: "unchanged" without the elements
-        await asyncio.wait_for(attach(link, shots, again, remember, {}, 1), 1)
-        assert again["diff"]["unchanged"] and shots.hidden == [2] and link.asked == 2
+        await asyncio.wait_for(shots.attach(again, remember, 1), 1)
+        assert again.diff and again.diff.unchanged and shots.hidden == [2] and link.asked == 2
         changed = result_of(3, page(save="#c62828"))
-        task = asyncio.ensure_future(attach(link, shots, changed, CompareArgs(compare_to=1), {}, 2))
+        task = asyncio.ensure_future(shots.attach(changed, DiffArgs(compare_to=1), 2))
         await asyncio.sleep(0.2)
         assert not task.done()  # a change is named with the page's elements: it waits for them
         link.release.set()
         await asyncio.wait_for(task, 5)
-        assert "button 'Save' (#save)" in changed["diff"]["summary"], changed["diff"]["summary"]
+        assert changed.diff and "button 'Save' (#save)" in changed.diff.summary, changed.diff
 
     asyncio.run(run())
 

@@ -15,6 +15,8 @@ import mcp
 from mcp.types import CallToolResult, ImageContent, TextContent
 from shotbridge.mcp_server import Connection, ServerState, build_server
 from shotbridge.mcp_server.ratelimit import ScreenshotBudget
+from shotbridge.wire.geometry import Point
+from shotbridge.wire.screenshot import Tile
 
 from tests.mcp_fakes import FakeClock, FakeLink, jpeg, screenshot_result
 
@@ -189,15 +191,19 @@ def test_full_page_tiles_are_separate_images_each_with_text() -> None:
     def tiled(args: dict[str, Any]) -> dict[str, Any]:
         shot = {**screenshot_result(args), "screenshot_id": 1}
         shot["tiles"] = [
-            {
-                "screenshot_id": 1 + i,
-                "jpeg": jpeg(),
-                "width": 1280,
-                "height": 1568 if i < 3 else 1264,
-                "bytes": 1000,
-                "css_y": 1568.0 * i,
-                "css_height": 1568.0 if i < 3 else 1264.0,
-            }
+            Tile(
+                screenshot_id=1 + i,
+                jpeg=jpeg(),
+                thumbnail=jpeg(),
+                width=1280,
+                height=1568 if i < 3 else 1264,
+                bytes=1000,
+                quality=60,
+                css_to_output_scale=1.0,
+                origin=Point(x=0, y=0),
+                css_y=1568.0 * i,
+                css_height=1568.0 if i < 3 else 1264.0,
+            ).model_dump()
             for i in range(4)
         ]
         return shot

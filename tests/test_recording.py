@@ -4,6 +4,7 @@ bus commands. A fake link stands in for the extension (no browser)."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 from typing import Any
 
 import pytest
@@ -12,9 +13,13 @@ from hypothesis import strategies as st
 from shotbridge.host import autoshot, recording
 from shotbridge.host.autoshot import Batch
 from shotbridge.host.extension_link import ExtensionLink
-from shotbridge.host.recording import Recorder, publish_screenshot
+from shotbridge.host.recording import Recorder
+from shotbridge.host.screenshot import Cause
+from shotbridge.host.sessions import Session
 from shotbridge.host.shots import ShotRegistry
+from shotbridge.wire.diff import DiffArgs
 from shotbridge.wire.errors import CommandError
+from shotbridge.wire.screenshot import ScreenshotResult
 from shotbridge.wire.timeline import ActionEntry, NavEntry, Timeline, valid_text
 
 
@@ -43,16 +48,26 @@ def action(kind: str = "click", selector: str = "#b", **extra: Any) -> dict[str,
     return ev("action", kind=kind, target={"selector": selector, "tag": "button"}, **extra)
 
 
-def shot_result(shot_id: int, url: str = "http://a/") -> dict[str, Any]:
-    return {
-        "screenshot_id": shot_id,
-        "jpeg": b"\xff\xd8" + bytes(100),
-        "thumbnail": b"\xff\xd8" + bytes(10),
-        "width": 1280,
-        "height": 720,
-        "url": url,
-        "title": "A",
-    }
+def shot_result(shot_id: int, url: str = "http://a/", **extra: Any) -> ScreenshotResult:
+    return ScreenshotResult(
+        screenshot_id=shot_id,
+        jpeg=b"\xff\xd8" + bytes(100),
+        thumbnail=b"\xff\xd8" + bytes(10),
+        width=1280,
+        height=720,
+        bytes=102,
+        quality=60,
+        css_to_output_scale=1.0,
+        method="cdp",
+        url=url,
+        title="A",
+        viewport={"width": 1280, "height": 720},
+        **extra,
+    )
+
+
+def session(name: str = "a", link: Any = None) -> Session:
+    return Session(name, link or Link(), itertools.count(1))
 
 
 # ---- timeline ------------------------------------------------------------------------------
@@ -99,13 +114,13 @@ def test_network_bodies_are_capped() -> None:
 
 
 def test_screenshots_go_into_the_buffer_with_trigger_and_action() -> None:
-    shots = ShotRegistry()
-    rec = Recorder(Link(), shots)
+    mine, other = session("a"), session("b")
+    rec = mine.recorder
     rec.on_event(ev("nav", phase="complete", url="http://a/"))
     rec.on_event(action())
-    rec.on_screenshot(shots, shot_result(1), {})  # explicit: related to the last action
-    rec.on_screenshot(shots, shot_result(2), {"trigger": "error", "action_id": "a9"})
-    rec.on_screenshot(ShotRegistry(), shot_result(3), {})  # another host's registry: not ours
+    mine.screenshot_taken(shot_result(1), Cause())  # explicit: related to the last action
+    mine.screenshot_taken(shot_result(2), Cause(trigger="error", action_id="a9"))
+    other.screenshot_taken(shot_result(3), Cause())  # another session's screenshot: not ours
     metas = rec.buffer.meta()
     assert [(m.id, m.trigger, m.action_id) for m in metas] == [
         (1, "explicit", "a1"),
@@ -122,29 +137,25 @@ def test_page_errors_take_the_current_url() -> None:
     assert rec.timeline.entries[-1].url == "http://a/x"
 
 
-def test_publish_survives_a_failing_sink(caplog: pytest.LogCaptureFixture) -> None:
+def test_a_failing_recorder_never_costs_the_image(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
     seen: list[int] = []
 
     def bad(*_: Any) -> None:
-        raise RuntimeError("sink broke")
+        raise RuntimeError("recorder broke")
 
-    def good(shots: Any, result: dict[str, Any], args: dict[str, Any]) -> None:
-        seen.append(result["screenshot_id"])
-
-    recording.SCREENSHOT_SINKS.extend([bad, good])
-    try:
-        publish_screenshot(None, {"screenshot_id": 4}, {})
-    finally:
-        recording.SCREENSHOT_SINKS.remove(bad)
-        recording.SCREENSHOT_SINKS.remove(good)
-    assert seen == [4] and "screenshot sink failed" in caplog.text
+    s = session()
+    monkeypatch.setattr(s.recorder, "on_screenshot", bad)
+    monkeypatch.setattr(s.shots, "hide", lambda ids: seen.extend(ids))
+    s.screenshot_taken(shot_result(4), Cause(trigger="error"))  # does not raise
+    assert seen == [4] and "recording screenshot 4 failed" in caplog.text
 
 
 def test_screenshot_dir_copy(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     monkeypatch.setenv("SHOTBRIDGE_SCREENSHOT_DIR", str(tmp_path))
-    shots = ShotRegistry()
-    rec = Recorder(Link(), shots)
-    rec.on_screenshot(shots, shot_result(5), {})
+    rec = Recorder(Link(), ShotRegistry())
+    rec.on_screenshot(shot_result(5), Cause())
     (f,) = tmp_path.iterdir()
     assert f.name.startswith(rec.timeline.session) and f.name.endswith("-00005.jpg")
     assert rec.buffer.meta()[0].file == str(f)
@@ -228,14 +239,14 @@ def test_observations_after_navigation(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_one_discover_after_a_screenshot_feeds_the_observation_and_the_diff() -> None:
     """The page does the post-capture read once: the next capture waits behind it."""
-    from shotbridge.host import compare
 
     async def main() -> None:
-        link, shots = Link(), ShotRegistry()
-        rec = Recorder(link, shots)
-        result = {**shot_result(5), "tab_id": 3, "css_to_output_scale": 1.0}
-        rec.on_screenshot(shots, result, {})  # what publish_screenshot hands the host's recorder
-        await compare.attach(link, shots, result, compare.CompareArgs(remember=True), {}, None)
+        link = Link()
+        s = session(link=link)
+        rec = s.recorder
+        result = shot_result(5, tab_id=3)
+        s.screenshot_taken(result, Cause())  # what screenshot.take tells the session
+        await s.compare(result, DiffArgs(remember=True), annotated=False, previous_id=None)
         await asyncio.sleep(0.05)
         obs = [e for e in rec.timeline.entries if e.type == "observation"]
         assert len(obs) == 1 and obs[0].screenshot_id == 5  # type: ignore[union-attr]
@@ -279,12 +290,12 @@ def test_screenshot_commands() -> None:
         rec = Recorder(Link(), shots)
         rec.config.observe = False
         for i in range(1, 23):
-            rec.on_screenshot(shots, shot_result(i), {})
+            rec.on_screenshot(shot_result(i), Cause())
         listed = (await rec.cmd_screenshots(None, {"images": "thumbnail"})).model_dump()
         assert len(listed["screenshots"]) == 22
         assert [s["id"] for s in listed["screenshots"] if "jpeg" in s] == list(range(3, 23))
         got = (await rec.cmd_screenshot_get(None, {"id": 22})).model_dump()
-        assert got["jpeg"] == shot_result(22)["jpeg"] and got["trigger"] == "explicit"
+        assert got["jpeg"] == shot_result(22).jpeg and got["trigger"] == "explicit"
         with pytest.raises(CommandError, match="was evicted"):
             await rec.cmd_screenshot_get(None, {"id": 1})
         with pytest.raises(CommandError, match="No screenshot 99"):
@@ -400,4 +411,4 @@ def test_a_mask_that_cannot_be_placed_fails_the_screenshot(bad: float) -> None:
     with pytest.raises(CommandError, match="cannot be placed"):
         asyncio.run(screenshot.take(CaptureLink(mask), {}))
     ok = {"x": 0.0, "y": 0.0, "width": 10.0, "height": 10.0}
-    assert asyncio.run(screenshot.take(CaptureLink(ok), {}))["masked"] == 1
+    assert asyncio.run(screenshot.take(CaptureLink(ok), {})).masked == 1

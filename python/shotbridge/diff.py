@@ -18,13 +18,17 @@ grouped on an 8 px grid into at most ``max_regions`` boxes.
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from shotbridge import _core
 from shotbridge.image import _as_data
+from shotbridge.wire import budgets
+from shotbridge.wire.diff import Region
 from shotbridge.wire.errors import ImageError, InvalidInputError
 
-__all__ = ["DiffOptions", "DiffResult", "Geometry", "Region", "compare"]
+__all__ = ["DiffOptions", "DiffResult", "Geometry", "compare"]
 
 
 class Geometry(BaseModel):
@@ -49,25 +53,11 @@ class DiffOptions(BaseModel):
     max_regions: int = Field(10, ge=1, le=100)
     min_region_pixels: int = Field(1, ge=1)  # smaller regions are dropped as noise
     # The outlined image (``compare(image=True)``): caps and budget as any screenshot.
-    max_width: int = Field(1280, ge=16, le=8192)
-    max_long_edge: int = Field(1568, ge=16, le=8192)
-    quality: int = Field(60, ge=30, le=95)
-    max_bytes: int = Field(500_000, ge=2_000)
+    max_width: budgets.Edge = budgets.MAX_WIDTH
+    max_long_edge: budgets.Edge = budgets.MAX_LONG_EDGE
+    quality: budgets.Quality = budgets.QUALITY
+    max_bytes: budgets.ByteBudget = budgets.MAX_BYTES
     max_crops: int = Field(3, ge=0, le=10)  # before/after crops of the largest regions
-
-
-class Region(BaseModel):
-    """One changed area (numbered as in the image: 1 is the largest)."""
-
-    number: int
-    # CSS px relative to the after image's top-left.
-    x: float
-    y: float
-    width: float
-    height: float
-    # Pixels of the after image: [x0, x1) × [y0, y1).
-    px: tuple[int, int, int, int]
-    changed_pixels: int
 
 
 class DiffResult(BaseModel):
@@ -96,6 +86,40 @@ class DiffResult(BaseModel):
         return self.compared_pixels == self.width * self.height
 
 
+def _regions(raw: list[tuple[int, int, int, int, int]], scale: float) -> list[Region]:
+    """The core's changed boxes (after-image px) as regions in CSS px, largest first."""
+    return [
+        Region(
+            number=i,
+            x=x0 / scale,
+            y=y0 / scale,
+            width=(x1 - x0) / scale,
+            height=(y1 - y0) / scale,
+            px=(x0, y0, x1, y1),
+            changed_pixels=n,
+        )
+        for i, (x0, y0, x1, y1, n) in enumerate(raw, start=1)
+    ]
+
+
+def _result(raw: dict[str, Any], scale: float) -> DiffResult:
+    compared = raw["compared"]
+    return DiffResult(
+        changed_pixels=raw["changed"],
+        compared_pixels=compared,
+        changed_fraction=raw["changed"] / compared if compared else 0.0,
+        regions=_regions(raw["regions"], scale),
+        offset_px=raw["offset"],
+        width=raw["width"],
+        height=raw["height"],
+        image=raw.get("image"),
+        image_width=raw.get("image_width"),
+        image_height=raw.get("image_height"),
+        crops=raw.get("crops", 0),
+        timings_us=raw["timings_us"],
+    )
+
+
 def compare(
     before: bytes | bytearray | memoryview | str,
     after: bytes | bytearray | memoryview | str,
@@ -117,46 +141,11 @@ def compare(
             after_scroll=(ag.scroll_x, ag.scroll_y),
             before_scale=bg.scale,
             after_scale=ag.scale,
-            threshold=opts.threshold,
-            include_aa=opts.include_aa,
-            max_regions=opts.max_regions,
-            min_region_pixels=opts.min_region_pixels,
             image=image,
-            max_width=opts.max_width,
-            max_long_edge=opts.max_long_edge,
-            quality=opts.quality,
-            max_bytes=opts.max_bytes,
-            max_crops=opts.max_crops,
+            **opts.model_dump(),
         )
     except ImageError:
         raise
     except (ValueError, TypeError, OverflowError, UnicodeError) as exc:
         raise InvalidInputError(f"the image core refused an argument: {exc}") from exc
-    s = ag.scale
-    regions = [
-        Region(
-            number=i,
-            x=x0 / s,
-            y=y0 / s,
-            width=(x1 - x0) / s,
-            height=(y1 - y0) / s,
-            px=(x0, y0, x1, y1),
-            changed_pixels=n,
-        )
-        for i, (x0, y0, x1, y1, n) in enumerate(raw["regions"], start=1)
-    ]
-    compared = raw["compared"]
-    return DiffResult(
-        changed_pixels=raw["changed"],
-        compared_pixels=compared,
-        changed_fraction=raw["changed"] / compared if compared else 0.0,
-        regions=regions,
-        offset_px=raw["offset"],
-        width=raw["width"],
-        height=raw["height"],
-        image=raw.get("image"),
-        image_width=raw.get("image_width"),
-        image_height=raw.get("image_height"),
-        crops=raw.get("crops", 0),
-        timings_us=raw["timings_us"],
-    )
+    return _result(raw, ag.scale)

@@ -42,6 +42,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from shotbridge import _core
+from shotbridge.wire import budgets
 from shotbridge.wire.errors import Base64Error, ImageError, InvalidInputError
 from shotbridge.wire.geometry import Rect, Size
 
@@ -68,7 +69,7 @@ MAX_BADGES: int = _core.MAX_BADGES
 """At most this many boxes are labelled per image."""
 MAX_TEXT_RECTS: int = _core.MAX_TEXT_RECTS
 """At most this many text rects steer badge placement; later ones are ignored."""
-MAX_MAX_BYTES: int = 1 << 30
+MAX_MAX_BYTES: int = budgets.MAX_MAX_BYTES
 """Largest byte budget accepted (1 GiB): anything above means "no limit" in practice."""
 
 _FINITE = ConfigDict(allow_inf_nan=False, frozen=True)
@@ -79,18 +80,34 @@ class ShrinkOptions(BaseModel):
 
     model_config = ConfigDict(allow_inf_nan=False, frozen=True, extra="forbid")
 
-    max_width: int = Field(1280, ge=1, le=MAX_SIDE, description="Output width cap, px.")
+    # The core takes any size up to its own caps; the bus and the CLI bound them tighter.
+    max_width: int = Field(
+        budgets.MAX_WIDTH, ge=1, le=MAX_SIDE, description="Output width cap, px."
+    )
     max_long_edge: int = Field(
-        1568, ge=1, le=MAX_SIDE, description="Cap on the longer side (clients downscale above it)."
+        budgets.MAX_LONG_EDGE,
+        ge=1,
+        le=MAX_SIDE,
+        description="Cap on the longer side (clients downscale above it).",
     )
-    quality: int = Field(60, ge=1, le=100, description="JPEG quality tried first.")
-    min_quality: int = Field(30, ge=1, le=100, description="Lowest quality before downscaling.")
+    quality: int = Field(budgets.QUALITY, ge=1, le=100, description="JPEG quality tried first.")
+    min_quality: int = Field(
+        budgets.MIN_QUALITY, ge=1, le=100, description="Lowest quality before downscaling."
+    )
     max_bytes: int = Field(
-        500_000, ge=MIN_MAX_BYTES, le=MAX_MAX_BYTES, description="Hard cap on the JPEG size."
+        budgets.MAX_BYTES,
+        ge=MIN_MAX_BYTES,
+        le=MAX_MAX_BYTES,
+        description="Hard cap on the JPEG size.",
     )
-    thumb_width: int = Field(320, ge=1, le=MAX_SIDE, description="Thumbnail width, px.")
+    thumb_width: int = Field(
+        budgets.THUMB_WIDTH, ge=1, le=MAX_SIDE, description="Thumbnail width, px."
+    )
     thumb_max_bytes: int = Field(
-        30_000, ge=MIN_MAX_BYTES, le=MAX_MAX_BYTES, description="Hard cap on the thumbnail size."
+        budgets.THUMB_MAX_BYTES,
+        ge=MIN_MAX_BYTES,
+        le=MAX_MAX_BYTES,
+        description="Hard cap on the thumbnail size.",
     )
 
     @model_validator(mode="before")
@@ -99,7 +116,7 @@ class ShrinkOptions(BaseModel):
         # A low `quality` with the default floor means "no lower than that quality".
         if isinstance(data, dict) and "min_quality" not in data and "quality" in data:
             quality = data["quality"]
-            if isinstance(quality, int) and quality < 30:
+            if isinstance(quality, int) and quality < budgets.MIN_QUALITY:
                 return {**data, "min_quality": quality}
         return data
 
@@ -212,6 +229,22 @@ def _as_data(data: Any) -> bytes | str:
     raise InvalidInputError(f"image data must be bytes or str, not {type(data).__name__}")
 
 
+def _drawn(
+    boxes: Iterable[Box | Rect | Mapping[str, Any]],
+    masks: Iterable[Rect | Mapping[str, Any]],
+) -> dict[str, list[tuple[Any, ...]]]:
+    """Boxes (numbered from 1 when unlabelled) and masks as the core takes them."""
+    box_list = [_as_box(b) for b in _ITEMS.validate_python(boxes)]
+    mask_list = [_as_rect(m) for m in _ITEMS.validate_python(masks)]
+    return {
+        "boxes": [
+            (b.x, b.y, b.width, b.height, b.label if b.label is not None else i)
+            for i, b in enumerate(box_list, start=1)
+        ],
+        "masks": [(m.x, m.y, m.width, m.height) for m in mask_list],
+    }
+
+
 def shrink(
     data: bytes | bytearray | memoryview | str,
     options: ShrinkOptions | None = None,
@@ -247,9 +280,7 @@ def shrink(
     """
     if not isinstance(options, ShrinkOptions):
         options = ShrinkOptions.model_validate({} if options is None else options)
-    opts = options
-    box_list = [_as_box(b) for b in _ITEMS.validate_python(boxes)]
-    mask_list = [_as_rect(m) for m in _ITEMS.validate_python(masks)]
+    drawn = _drawn(boxes, masks)
     if isinstance(css_size, Size):
         css_size = (css_size.width, css_size.height)
     geometry = _Geometry(device_pixel_ratio=device_pixel_ratio, css_size=css_size)
@@ -257,12 +288,8 @@ def shrink(
     try:
         raw = _core.shrink(
             _as_data(data),
-            **opts.model_dump(),
-            boxes=[
-                (b.x, b.y, b.width, b.height, b.label if b.label is not None else i)
-                for i, b in enumerate(box_list, start=1)
-            ],
-            masks=[(m.x, m.y, m.width, m.height) for m in mask_list],
+            **options.model_dump(),
+            **drawn,
             device_pixel_ratio=geometry.device_pixel_ratio,
             css_width=css_width,
             css_height=css_height,

@@ -9,19 +9,19 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from shotbridge.cli import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_NO_BROWSER
-from shotbridge.cli.options import (
-    MAX_MAX_BYTES,
-    FiniteFloatRange,
-    browser_option,
-    parse_window,
-)
+from shotbridge.cli.options import FiniteFloatRange, browser_option, parse_window
+from shotbridge.wire import budgets
+from shotbridge.wire.screenshot import MAX_HEIGHT_CSS, ScreenshotArgs, ScreenshotResult, Tile
+
+if TYPE_CHECKING:
+    from shotbridge.client.bus_client import BusClient
 
 
 class _Status:
@@ -103,47 +103,45 @@ def _served(path: Path | None) -> Iterator[str | None]:
 
 
 async def _run(
-    mode: str, args: dict[str, Any], window: tuple[int, int], dpr: float | None, status: _Status
-) -> dict[str, Any]:
+    mode: str, args: ScreenshotArgs, window: tuple[int, int], dpr: float | None, status: _Status
+) -> ScreenshotResult:
     from shotbridge.client.connect import connect
 
     status.step(
         "connecting to the browser" if mode == "connected" else "starting headless Chromium"
     )
     conn = await connect(mode, window_size=window, device_scale_factor=dpr)  # type: ignore[arg-type]
-    timeout = args["timeout_ms"] / 1000 + 5
+    timeout = args.timeout_ms / 1000 + 5
     try:
-        if args.get("url") and getattr(conn, "browser", None) is None:
+        if args.url and getattr(conn, "browser", None) is None:
             # The user's own browser: never navigate their tab. Open a window of our own.
             return await _in_own_tab(conn.client, args, window, timeout, status)
         status.step("capturing")
-        return await conn.client.request("screenshot", args, timeout=timeout)
+        return await conn.client.ask("screenshot", args, ScreenshotResult, timeout=timeout)
     finally:
         status.step("closing")
         await conn.close()
 
 
 async def _in_own_tab(
-    client: Any, args: dict[str, Any], window: tuple[int, int], timeout: float, status: _Status
-) -> dict[str, Any]:
+    client: BusClient,
+    args: ScreenshotArgs,
+    window: tuple[int, int],
+    timeout: float,
+    status: _Status,
+) -> ScreenshotResult:
     """Open the URL in an unfocused window of its own, capture it, close it."""
     status.step("opening the page in a window of its own")
     opened = await client.request(
         "open_tab",
-        {
-            "url": args["url"],
-            "width": window[0],
-            "height": window[1],
-            "timeout_ms": args["timeout_ms"],
-        },
+        {"url": args.url, "width": window[0], "height": window[1], "timeout_ms": args.timeout_ms},
         timeout=timeout,
     )
     tab_id = opened["tab"]["id"]
     try:
         status.step("capturing")
-        return await client.request(
-            "screenshot", {**args, "url": None, "tab_id": tab_id}, timeout=timeout
-        )
+        in_tab = args.model_copy(update={"url": None, "tab_id": tab_id})
+        return await client.ask("screenshot", in_tab, ScreenshotResult, timeout=timeout)
     finally:
         with contextlib.suppress(Exception):
             await client.request("close_tab", {"tab_id": tab_id}, timeout=10)
@@ -155,60 +153,83 @@ def _outputs(out: Path | None) -> tuple[Path, Path, Path]:
     return main, stem.with_name(stem.name + ".thumb.jpg"), stem.with_name(stem.name + ".json")
 
 
+_OPTIONS = [
+    click.argument("url", required=False),
+    click.option(
+        "--annotate", is_flag=True, help="Number the interactive elements and write their map."
+    ),
+    click.option(
+        "--full-page",
+        is_flag=True,
+        help=f"Capture the whole page (up to {MAX_HEIGHT_CSS:,} CSS px".replace(",", " ")
+        + ") as tiles within the size caps: OUT.jpg, OUT-2.jpg, …",
+    ),
+    click.option(
+        "--selector", metavar="CSS", help="Capture only the element this selector matches."
+    ),
+    click.option(
+        "--scroll",
+        "scroll_to",
+        metavar="WHERE",
+        help="Scroll first: top, bottom, a y offset in CSS px, or a CSS selector.",
+    ),
+    click.option(
+        "-o",
+        "--output",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Where to write the JPEG (default: shot-<time>.jpg).",
+    ),
+    click.option("--json", "as_json", is_flag=True, help="Print the result's metadata as JSON."),
+    browser_option,
+    click.option(
+        "--target",
+        type=click.Choice(["interactive", "all_visible", "custom"]),
+        default="interactive",
+        show_default=True,
+        help="What --annotate labels.",
+    ),
+    click.option(
+        "--annotation-selector", metavar="CSS", help="With --target custom: what to label."
+    ),
+    click.option("--max-annotations", type=click.IntRange(1, 100), default=50, show_default=True),
+    click.option(
+        "--max-width",
+        type=click.IntRange(budgets.MIN_EDGE, budgets.MAX_EDGE),
+        default=budgets.MAX_WIDTH,
+        show_default=True,
+    ),
+    click.option(
+        "--max-bytes",
+        type=click.IntRange(budgets.MIN_MAX_BYTES, budgets.MAX_MAX_BYTES),
+        default=budgets.MAX_BYTES,
+        show_default=True,
+    ),
+    click.option(
+        "--window-size",
+        default="1280x800",
+        show_default=True,
+        help="Headless window size, WIDTHxHEIGHT.",
+    ),
+    click.option("--dpr", type=FiniteFloatRange(0.5, 4), help="Headless device pixel ratio."),
+    click.option(
+        "--timeout",
+        type=FiniteFloatRange(1, 120),
+        default=20,
+        show_default=True,
+        help="Seconds to allow the capture (navigation included).",
+    ),
+    click.option("-q", "--quiet", is_flag=True, help="No status lines on stderr."),
+]
+
+
+def _with_options(func: Callable[..., None]) -> Callable[..., None]:
+    for option in reversed(_OPTIONS):
+        func = option(func)
+    return func
+
+
 @click.command()
-@click.argument("url", required=False)
-@click.option(
-    "--annotate", is_flag=True, help="Number the interactive elements and write their map."
-)
-@click.option(
-    "--full-page",
-    is_flag=True,
-    help="Capture the whole page (up to 16 384 CSS px) as tiles within the size caps: "
-    "OUT.jpg, OUT-2.jpg, …",
-)
-@click.option("--selector", metavar="CSS", help="Capture only the element this selector matches.")
-@click.option(
-    "--scroll",
-    "scroll_to",
-    metavar="WHERE",
-    help="Scroll first: top, bottom, a y offset in CSS px, or a CSS selector.",
-)
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Where to write the JPEG (default: shot-<time>.jpg).",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the result's metadata as JSON.")
-@browser_option
-@click.option(
-    "--target",
-    type=click.Choice(["interactive", "all_visible", "custom"]),
-    default="interactive",
-    show_default=True,
-    help="What --annotate labels.",
-)
-@click.option("--annotation-selector", metavar="CSS", help="With --target custom: what to label.")
-@click.option("--max-annotations", type=click.IntRange(1, 100), default=50, show_default=True)
-@click.option("--max-width", type=click.IntRange(16, 8192), default=1280, show_default=True)
-@click.option(
-    "--max-bytes", type=click.IntRange(2000, MAX_MAX_BYTES), default=500_000, show_default=True
-)
-@click.option(
-    "--window-size",
-    default="1280x800",
-    show_default=True,
-    help="Headless window size, WIDTHxHEIGHT.",
-)
-@click.option("--dpr", type=FiniteFloatRange(0.5, 4), help="Headless device pixel ratio.")
-@click.option(
-    "--timeout",
-    type=FiniteFloatRange(1, 120),
-    default=20,
-    show_default=True,
-    help="Seconds to allow the capture (navigation included).",
-)
-@click.option("-q", "--quiet", is_flag=True, help="No status lines on stderr.")
+@_with_options
 def capture(
     url: str | None,
     annotate: bool,
@@ -233,7 +254,6 @@ def capture(
     Writes the JPEG, a 320 px thumbnail beside it, and with --annotate the label map as JSON.
     Exit codes: 0 done, 1 capture failed, 2 bad input, 3 no browser.
     """
-    from shotbridge.wire.errors import BrowserError, BusError, CommandError, ShotbridgeError
     from shotbridge.wire.extension import scroll_target
 
     w, h = parse_window(window_size)
@@ -243,25 +263,33 @@ def capture(
         remote, local = _target_url(url)
     except click.UsageError as exc:  # before any browser is touched; one line, exit 2
         _fail(exc.message, EXIT_BAD_INPUT)
-    main_path, thumb_path, map_path = _outputs(output)
-
+    paths = _outputs(output)
     status = _Status(quiet or as_json)
+    with _failures(status), _served(local) as served:
+        args = ScreenshotArgs(
+            url=remote or served,
+            annotate=annotate,
+            full_page=full_page,
+            selector=selector,
+            scroll=None if scroll_to is None else scroll_target(scroll_to),
+            target=target,  # type: ignore[arg-type]
+            annotation_selector=annotation_selector,
+            max_annotations=max_annotations,
+            max_width=max_width,
+            max_bytes=max_bytes,
+            timeout_ms=int(timeout * 1000),
+        )
+        result = asyncio.run(_run(browser, args, (w, h), dpr, status))
+    _write(result, paths, annotate=annotate, as_json=as_json)
+
+
+@contextlib.contextmanager
+def _failures(status: _Status) -> Iterator[None]:
+    """Each failure as one line on stderr, with the exit code that says what failed."""
+    from shotbridge.wire.errors import BrowserError, BusError, CommandError, ShotbridgeError
+
     try:
-        with _served(local) as served:
-            args = {
-                "url": remote or served,
-                "annotate": annotate,
-                "full_page": full_page,
-                "selector": selector,
-                "scroll": None if scroll_to is None else scroll_target(scroll_to),
-                "target": target,
-                "annotation_selector": annotation_selector,
-                "max_annotations": max_annotations,
-                "max_width": max_width,
-                "max_bytes": max_bytes,
-                "timeout_ms": int(timeout * 1000),
-            }
-            result = asyncio.run(_run(browser, args, (w, h), dpr, status))
+        yield
     except BrowserError as exc:
         _fail(str(exc), EXIT_NO_BROWSER)
     except BusError as exc:
@@ -276,55 +304,69 @@ def capture(
     finally:
         status.stop()
 
+
+def _write(
+    result: ScreenshotResult, paths: tuple[Path, Path, Path], *, annotate: bool, as_json: bool
+) -> None:
+    """The JPEG, its thumbnail, the tiles and the label map; then the summary on stdout."""
+    main_path, thumb_path, map_path = paths
     main_path.parent.mkdir(parents=True, exist_ok=True)
-    main_path.write_bytes(result.pop("jpeg"))
-    thumb_path.write_bytes(result.pop("thumbnail"))
-    tiles = result.pop("tiles", None) or []
-    for i, tile in enumerate(tiles):
-        # The first tile is the main image; the others go beside it, numbered from 2.
-        path = main_path if i == 0 else _tile_path(main_path, i + 1)
-        if i:
-            path.write_bytes(tile["jpeg"])
-        tile.pop("jpeg")
-        tile["image"] = str(path)
-    meta = {"image": str(main_path), "thumbnail": str(thumb_path), **result}
+    main_path.write_bytes(result.jpeg)
+    thumb_path.write_bytes(result.thumbnail)
+    tiles = _write_tiles(main_path, result.tiles or [])
+    meta: dict[str, Any] = {
+        "image": str(main_path),
+        "thumbnail": str(thumb_path),
+        **result.model_dump(mode="python", exclude={"jpeg", "thumbnail", "tiles"}),
+    }
     if tiles:
         meta["tiles"] = tiles
     if annotate:
-        map_path.write_text(
-            json.dumps(
-                {
-                    "page": {
-                        "url": result["url"],
-                        "title": result["title"],
-                        "viewport": result["viewport"],
-                    },
-                    "annotations": result["annotations"],
-                    "total_found": result["total_found"],
-                },
-                indent=2,
-            )
-        )
+        map_path.write_text(json.dumps(_label_map(result), indent=2))
         meta["annotation_map"] = str(map_path)
     if as_json:
         click.echo(json.dumps(meta, indent=2))
         return
     click.echo(
-        f"{main_path}  {result['width']}×{result['height']}  {result['bytes']:,} bytes  "
-        f"q{result['quality']}  {result['url']}"
+        f"{main_path}  {result.width}×{result.height}  {result.bytes:,} bytes  "
+        f"q{result.quality}  {result.url}"
     )
     extras = [f"thumbnail {thumb_path}"]
     if annotate:
-        labels = len(result["annotations"])
-        extras.append(f"{labels} labels (of {result['total_found']}) → {map_path}")
+        labels = len(result.annotations)
+        extras.append(f"{labels} labels (of {result.total_found}) → {map_path}")
     if len(tiles) > 1:
         extras.append(f"{len(tiles)} tiles: " + ", ".join(Path(t["image"]).name for t in tiles))
-    extras.extend(result.get("notes") or [])
-    if result["masked"]:
-        extras.append(f"{result['masked']} secret region(s) masked")
-    if result["unavailable"]:
-        extras.append("unavailable: " + "; ".join(result["unavailable"]))
+    extras.extend(result.notes)
+    if result.masked:
+        extras.append(f"{result.masked} secret region(s) masked")
+    if result.unavailable:
+        extras.append("unavailable: " + "; ".join(result.unavailable))
     click.echo("  " + " · ".join(extras))
+
+
+def _write_tiles(main_path: Path, tiles: list[Tile]) -> list[dict[str, Any]]:
+    """The tiles beyond the first beside the main image (OUT-2.jpg, …); their metadata."""
+    out = []
+    for i, tile in enumerate(tiles):
+        # The first tile is the main image; the others go beside it, numbered from 2.
+        path = main_path if i == 0 else _tile_path(main_path, i + 1)
+        if i:
+            path.write_bytes(tile.jpeg)
+        out.append({**tile.model_dump(exclude={"jpeg", "thumbnail"}), "image": str(path)})
+    return out
+
+
+def _label_map(result: ScreenshotResult) -> dict[str, Any]:
+    return {
+        "page": {
+            "url": result.url,
+            "title": result.title,
+            "viewport": result.viewport.model_dump(),
+        },
+        "annotations": [a.model_dump() for a in result.annotations],
+        "total_found": result.total_found,
+    }
 
 
 def _tile_path(main: Path, n: int) -> Path:

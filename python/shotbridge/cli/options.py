@@ -11,8 +11,6 @@ import click
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-MAX_MAX_BYTES = 1 << 30  # = shotbridge.image.MAX_MAX_BYTES (not imported: it loads the core)
-
 
 class FiniteFloatRange(click.FloatRange):
     """click.FloatRange that also refuses nan (which compares false with both bounds)."""

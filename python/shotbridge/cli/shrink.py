@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from shotbridge.cli import EXIT_BAD_INPUT
 from shotbridge.image import Box, ShrinkOptions, ShrinkResult
 from shotbridge.image import shrink as shrink_image
+from shotbridge.wire import budgets
 from shotbridge.wire.errors import ImageError
 
 
@@ -88,13 +89,13 @@ def _summary(name: str, r: ShrinkResult, out: str, thumb: str | None) -> str:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="BOXES.json: [{x,y,width,height[,label]}] or {boxes, device_pixel_ratio, css_width, ...}.",
 )
-@click.option("--max-width", type=int, default=1280, show_default=True)
-@click.option("--max-long-edge", type=int, default=1568, show_default=True)
-@click.option("--quality", type=int, default=60, show_default=True)
-@click.option("--min-quality", type=int, default=30, show_default=True)
-@click.option("--max-bytes", type=int, default=500_000, show_default=True)
-@click.option("--thumb-width", type=int, default=320, show_default=True)
-@click.option("--thumb-max-bytes", type=int, default=30_000, show_default=True)
+@click.option("--max-width", type=int, default=budgets.MAX_WIDTH, show_default=True)
+@click.option("--max-long-edge", type=int, default=budgets.MAX_LONG_EDGE, show_default=True)
+@click.option("--quality", type=int, default=budgets.QUALITY, show_default=True)
+@click.option("--min-quality", type=int, default=budgets.MIN_QUALITY, show_default=True)
+@click.option("--max-bytes", type=int, default=budgets.MAX_BYTES, show_default=True)
+@click.option("--thumb-width", type=int, default=budgets.THUMB_WIDTH, show_default=True)
+@click.option("--thumb-max-bytes", type=int, default=budgets.THUMB_MAX_BYTES, show_default=True)
 @click.option("--dpr", type=float, default=None, help="Device pixel ratio (default 1, or BOXES').")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of one line.")
 def shrink(
@@ -124,23 +125,9 @@ def shrink(
             thumb_width=thumb_width,
             thumb_max_bytes=thumb_max_bytes,
         )
-        boxes, geometry = _load_boxes(boxes_path) if boxes_path else ([], {})
-        css = geometry.get("css_width"), geometry.get("css_height")
-        result = shrink_image(
-            data,
-            options,
-            boxes=boxes,
-            device_pixel_ratio=dpr if dpr is not None else geometry.get("device_pixel_ratio", 1.0),
-            css_size=(css[0], css[1]) if css[0] and css[1] else None,
-        )
+        result = _shrunk(data, options, boxes_path, dpr)
         out, thumb = _outputs(image, output, thumb_path)
-        if out == "-":
-            sys.stdout.buffer.write(result.jpeg)
-            sys.stdout.buffer.flush()
-        else:
-            Path(out).write_bytes(result.jpeg)
-        if thumb:
-            Path(thumb).write_bytes(result.thumbnail)
+        _write(result, out, thumb)
     except ImageError as e:
         _fail(f"{e.reason}: {e}")
     except ValidationError as e:
@@ -149,7 +136,36 @@ def shrink(
     except (_BadInput, OSError, ValueError) as e:
         _fail(str(e))
 
-    name = "<stdin>" if image == "-" else image
+    _report("<stdin>" if image == "-" else image, result, out, thumb, as_json=as_json)
+
+
+def _shrunk(
+    data: bytes, options: ShrinkOptions, boxes_path: Path | None, dpr: float | None
+) -> ShrinkResult:
+    """The core's result for ``data``, labelled with BOXES.json when given."""
+    boxes, geometry = _load_boxes(boxes_path) if boxes_path else ([], {})
+    css = geometry.get("css_width"), geometry.get("css_height")
+    return shrink_image(
+        data,
+        options,
+        boxes=boxes,
+        device_pixel_ratio=dpr if dpr is not None else geometry.get("device_pixel_ratio", 1.0),
+        css_size=(css[0], css[1]) if css[0] and css[1] else None,
+    )
+
+
+def _write(result: ShrinkResult, out: str, thumb: str | None) -> None:
+    if out == "-":
+        sys.stdout.buffer.write(result.jpeg)
+        sys.stdout.buffer.flush()
+    else:
+        Path(out).write_bytes(result.jpeg)
+    if thumb:
+        Path(thumb).write_bytes(result.thumbnail)
+
+
+def _report(name: str, result: ShrinkResult, out: str, thumb: str | None, *, as_json: bool) -> None:
+    """One line (or JSON) about what was written; on stderr when the JPEG went to stdout."""
     if as_json:
         summary = result.model_dump(exclude={"jpeg", "thumbnail"})
         summary.update(

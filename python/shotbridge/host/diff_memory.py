@@ -1,6 +1,6 @@
-"""The host's side of "what changed?": a screenshot compared with an earlier one of its session.
+"""A session's memory of its screenshots, and what changed between two of them.
 
-The ``screenshot`` bus command takes three extra arguments (see :class:`CompareArgs`):
+The ``screenshot`` bus command takes diff arguments (``shotbridge.wire.diff.DiffArgs``):
 ``compare_to`` ("previous" — the latest image this session was shown — or a screenshot id),
 ``diff_image`` (return the outlined diff picture) and ``unchanged_check`` (when the new pixels match
 the latest image within the tolerance, mark the result unchanged and keep it out of the session's
@@ -11,54 +11,42 @@ JPEG, its page geometry (scroll, element-capture origin, image px per CSS px) an
 elements with their text, read from the page right after the capture (``discover all_visible``).
 The elements behind each changed region are those overlapping it in either image; an element
 whose text differs between the two (same selector) reports its before/after text.
+
+The chain: :meth:`DiffMemory.attach` → :func:`compare_shots` (two remembered screenshots) →
+:func:`changed_pixels` (the core's ``shotbridge.diff.compare``) and :func:`report` (the regions
+with the elements behind them, and the sentence the model reads).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import weakref
 from collections import OrderedDict
-from typing import Any, Literal
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from pydantic import BaseModel, Field
 
-from shotbridge.diff import DiffOptions, DiffResult, Geometry, Region, compare
+from shotbridge.diff import DiffOptions, DiffResult, Geometry, compare
+from shotbridge.wire.diff import ChangedElement, ChangedRegion, DiffArgs, DiffReport, Region
 from shotbridge.wire.extension import DiscoverResult, ElementInfo
 from shotbridge.wire.geometry import Rect
-from shotbridge.wire.model import Model
+from shotbridge.wire.screenshot import ScreenshotResult
 
 log = logging.getLogger(__name__)
 
 KEEP = 12  # screenshots remembered per session for diffs (JPEG ≈ 50–300 KB each)
 ELEMENTS_PER_REGION = 3
 MOVE_EPS_CSS = 2.0  # bounds that moved less than this did not "move"
-SHIFTED_JPEG_THRESHOLD = 0.25  # see diff(): JPEG noise when the page scrolled in between
+SHIFTED_JPEG_THRESHOLD = 0.25  # see _options(): JPEG noise when the page scrolled in between
 SHIFTED_JPEG_MIN_REGION = 8
 
-
-class CompareArgs(Model):
-    """The ``screenshot`` command's diff arguments (all optional)."""
-
-    compare_to: Literal["previous"] | int | None = None
-    diff_image: bool = False
-    unchanged_check: bool = False
-    threshold: float = Field(0.1, ge=0, le=1)
-    remember: bool = False  # keep this capture for later diffs even when not comparing now
-
-    @property
-    def wanted(self) -> bool:
-        return (
-            self.compare_to is not None or self.unchanged_check or self.diff_image or self.remember
-        )
+DIFF_KEYS = tuple(DiffArgs.model_fields)
 
 
-DIFF_KEYS = tuple(CompareArgs.model_fields)
-
-
-def split_args(args: dict[str, Any]) -> tuple[CompareArgs, dict[str, Any]]:
+def split_args(args: dict[str, Any]) -> tuple[DiffArgs, dict[str, Any]]:
     """The diff arguments, and the rest for ``screenshot.take``."""
-    diff = CompareArgs.model_validate({k: args[k] for k in DIFF_KEYS if k in args})
+    diff = DiffArgs.model_validate({k: args[k] for k in DIFF_KEYS if k in args})
     return diff, {k: v for k, v in args.items() if k not in DIFF_KEYS}
 
 
@@ -75,6 +63,34 @@ class Remembered(BaseModel):
     def same_view(self, other: Remembered) -> bool:
         """Both show the same area of the page at the same size (no scroll, same crop)."""
         return self.geometry == other.geometry and self.size == other.size
+
+
+def remembered(
+    result: ScreenshotResult, elements: list[ElementInfo], annotated: bool
+) -> Remembered:
+    """What the diff memory keeps of one ``screenshot`` result."""
+    ox, oy = result.origin.x, result.origin.y
+    sx, sy = result.scroll.x, result.scroll.y
+    return Remembered(
+        shot_id=int(result.screenshot_id or 0),
+        jpeg=result.jpeg,
+        geometry=Geometry(scroll_x=sx + ox, scroll_y=sy + oy, scale=result.css_to_output_scale),
+        origin=(ox, oy),
+        scroll=(sx, sy),
+        size=(result.width, result.height),
+        annotated=annotated,
+        elements=elements,
+    )
+
+
+async def elements_of(read: Awaitable[dict[str, Any] | None]) -> list[ElementInfo]:
+    """The page's visible elements from a post-capture read; [] if unavailable."""
+    found = await read
+    try:
+        return DiscoverResult.model_validate(found).elements if found else []
+    except ValueError as exc:  # the diff still works without names
+        log.info("discover for the diff was not understood: %s", exc)
+        return []
 
 
 class DiffMemory:
@@ -110,48 +126,47 @@ class DiffMemory:
             shot.elements = await task
         return shot
 
+    async def attach(
+        self,
+        result: ScreenshotResult,
+        args: DiffArgs,
+        *,
+        annotated: bool,
+        previous_id: int | None,
+        read: Callable[[], Awaitable[dict[str, Any] | None]],
+    ) -> DiffReport | None:
+        """Remember ``result`` and, when asked, compare it: sets ``result.diff`` (and notes).
 
-_MEMORIES: weakref.WeakKeyDictionary[Any, DiffMemory] = weakref.WeakKeyDictionary()
-
-
-def memory_of(shots: Any) -> DiffMemory:
-    """The diff memory of a session (keyed by its screenshot registry)."""
-    mem = _MEMORIES.get(shots)
-    if mem is None:
-        mem = _MEMORIES[shots] = DiffMemory()
-    return mem
+        ``previous_id``: the latest image the session was shown before this capture.
+        ``read``: starts (or joins) the page's read after this capture; only a diff that found
+        changed regions waits for it (to name what changed), so the reply does not wait for the
+        page otherwise.
+        """
+        if result.screenshot_id is None or result.tiles:
+            if args.compare_to is not None:
+                result.notes.append("No diff: a full-page capture is not compared.")
+            return None
+        now = remembered(result, [], annotated)
+        self.add(now, asyncio.ensure_future(elements_of(read())))
+        target = previous_id if args.compare_to in (None, "previous") else args.compare_to
+        if not args.compares or target is None:
+            return None
+        before = self.get(int(target))
+        if before is None:
+            if args.compare_to is not None:  # the unchanged check alone has nothing to say
+                result.notes.append(
+                    f"No diff: screenshot #{target} is not kept for comparing (the last {KEEP} "
+                    "are)."
+                )
+            return None
+        found = await asyncio.to_thread(changed_pixels, before, now, args)
+        if found.regions:  # the names of what changed, in both images
+            await asyncio.gather(self.ready(before.shot_id), self.ready(now.shot_id))
+        result.diff = report(before, now, found)
+        return result.diff
 
 
 # ---- the report --------------------------------------------------------------------------------
-
-
-class ChangedElement(BaseModel):
-    selector: str
-    role: str = ""
-    name: str = ""
-    tag: str = ""
-    change: str  # "text", "moved", "added", "removed", "appearance"
-    text_before: str | None = None
-    text_after: str | None = None
-
-
-class ChangedRegion(Region):
-    elements: list[ChangedElement] = Field(default_factory=list)
-
-
-class DiffReport(BaseModel):
-    compared_to: int
-    changed_pixels: int
-    compared_pixels: int
-    changed_fraction: float
-    regions: list[ChangedRegion]
-    scrolled_css: tuple[float, float] = (0.0, 0.0)
-    # Same view (scroll, crop, size) and no pixel counted: the client may send text only.
-    unchanged: bool = False
-    summary: str = ""
-    image: bytes | None = Field(None, exclude=True, repr=False)
-    image_width: int | None = None
-    image_height: int | None = None
 
 
 def _area(r: Rect) -> float:
@@ -172,7 +187,9 @@ def _key(e: ElementInfo) -> str:
     return e.selector or e.shadow_selector
 
 
-def _ranked(elements: list[ElementInfo], area: Rect, scroll: tuple[float, float]) -> list[Any]:
+def _ranked(
+    elements: list[ElementInfo], area: Rect, scroll: tuple[float, float]
+) -> list[ElementInfo]:
     """Elements overlapping ``area`` (page CSS px), tightest fit first."""
     hits = []
     for e in elements:
@@ -184,6 +201,22 @@ def _ranked(elements: list[ElementInfo], area: Rect, scroll: tuple[float, float]
         hits.append((fit, e))
     hits.sort(key=lambda h: -h[0])
     return [e for _, e in hits]
+
+
+def _change(
+    e: ElementInfo, old: ElementInfo | None, in_after: bool, before: Remembered, after: Remembered
+) -> ChangedElement:
+    """What happened to one element between the two screenshots."""
+    fields = {"selector": _key(e), "role": e.role, "name": e.name, "tag": e.tag}
+    if old is None:
+        return ChangedElement(**fields, change="added", text_after=e.text or None)
+    if not in_after:
+        return ChangedElement(**fields, change="removed", text_before=old.text or None)
+    if old.text != e.text:
+        return ChangedElement(**fields, change="text", text_before=old.text, text_after=e.text)
+    a, b = _page(old.bounds, before.scroll), _page(e.bounds, after.scroll)
+    moved = max(abs(a.x - b.x), abs(a.y - b.y), abs(a.width - b.width), abs(a.height - b.height))
+    return ChangedElement(**fields, change="moved" if moved > MOVE_EPS_CSS else "appearance")
 
 
 def elements_behind(region: Region, before: Remembered, after: Remembered) -> list[ChangedElement]:
@@ -206,25 +239,7 @@ def elements_behind(region: Region, before: Remembered, after: Remembered) -> li
         if key in seen or len(out) >= ELEMENTS_PER_REGION:
             continue
         seen.add(key)
-        old = was_by_key.get(key)
-        in_after = key in now_keys
-        fields = {"selector": key, "role": e.role, "name": e.name, "tag": e.tag}
-        if old is None:
-            out.append(ChangedElement(**fields, change="added", text_after=e.text or None))
-        elif not in_after:
-            out.append(ChangedElement(**fields, change="removed", text_before=old.text or None))
-        elif old.text != e.text:
-            out.append(
-                ChangedElement(**fields, change="text", text_before=old.text, text_after=e.text)
-            )
-        else:
-            a, b = _page(old.bounds, before.scroll), _page(e.bounds, after.scroll)
-            moved = max(
-                abs(a.x - b.x), abs(a.y - b.y), abs(a.width - b.width), abs(a.height - b.height)
-            )
-            out.append(
-                ChangedElement(**fields, change="moved" if moved > MOVE_EPS_CSS else "appearance")
-            )
+        out.append(_change(e, was_by_key.get(key), key in now_keys, before, after))
     return out
 
 
@@ -279,30 +294,10 @@ def summarise(report: DiffReport) -> str:
     return head + ": " + "; ".join(parts) + "." + scrolled
 
 
-# ---- the host hook ---------------------------------------------------------------------------
+# ---- comparing two remembered screenshots ------------------------------------------------------
 
 
-def remembered(result: dict[str, Any], elements: list[ElementInfo], annotated: bool) -> Remembered:
-    """What the diff memory keeps of one ``screenshot`` result."""
-    origin = result.get("origin") or {"x": 0.0, "y": 0.0}
-    scroll = result.get("scroll") or {"x": 0.0, "y": 0.0}
-    ox, oy = float(origin["x"]), float(origin["y"])
-    sx, sy = float(scroll["x"]), float(scroll["y"])
-    return Remembered(
-        shot_id=int(result["screenshot_id"]),
-        jpeg=result["jpeg"],
-        geometry=Geometry(
-            scroll_x=sx + ox, scroll_y=sy + oy, scale=float(result["css_to_output_scale"])
-        ),
-        origin=(ox, oy),
-        scroll=(sx, sy),
-        size=(int(result["width"]), int(result["height"])),
-        annotated=annotated,
-        elements=elements,
-    )
-
-
-def _options(before: Remembered, after: Remembered, args: CompareArgs) -> DiffOptions:
+def _options(before: Remembered, after: Remembered, args: DiffArgs) -> DiffOptions:
     opts = DiffOptions(threshold=args.threshold)
     if (before.geometry.scroll_x, before.geometry.scroll_y) != (
         after.geometry.scroll_x,
@@ -319,7 +314,7 @@ def _options(before: Remembered, after: Remembered, args: CompareArgs) -> DiffOp
     return opts
 
 
-def pixels(before: Remembered, after: Remembered, args: CompareArgs) -> DiffResult:
+def changed_pixels(before: Remembered, after: Remembered, args: DiffArgs) -> DiffResult:
     """The pixel comparison alone (pure; runs the core)."""
     if before.jpeg == after.jpeg and before.same_view(after):
         # The same bytes in the same view: nothing to decode (the common "unchanged" case).
@@ -368,64 +363,6 @@ def report(before: Remembered, after: Remembered, result: DiffResult) -> DiffRep
     return out
 
 
-def diff(before: Remembered, after: Remembered, args: CompareArgs) -> DiffReport:
+def compare_shots(before: Remembered, after: Remembered, args: DiffArgs) -> DiffReport:
     """Compare two remembered screenshots (pure; runs the core)."""
-    return report(before, after, pixels(before, after, args))
-
-
-async def _elements(shots: Any, link: Any, shot_id: int, tab_id: int | None) -> list[ElementInfo]:
-    """The page's visible elements as they were after the capture; [] if unavailable."""
-    found = await shots.element_reads.of(link, shot_id, tab_id)
-    try:
-        return DiscoverResult.model_validate(found).elements if found else []
-    except ValueError as exc:  # the diff still works without names
-        log.info("discover for the diff was not understood: %s", exc)
-        return []
-
-
-async def attach(
-    link: Any,
-    shots: Any,
-    result: dict[str, Any],
-    args: CompareArgs,
-    take_args: dict[str, Any],
-    previous_id: int | None,
-) -> None:
-    """Remember the new screenshot and, when asked, add ``result["diff"]`` (a DiffReport dict).
-
-    ``previous_id``: the latest image the session was shown before this capture. The page's
-    elements are read alongside, off the reply's path: only a diff that found changed regions
-    waits for them (to name what changed).
-    """
-    if result.get("screenshot_id") is None or result.get("tiles"):
-        if args.compare_to is not None:
-            result.setdefault("notes", []).append("No diff: a full-page capture is not compared.")
-        return
-    shot_id = int(result["screenshot_id"])
-    elements = asyncio.create_task(_elements(shots, link, shot_id, result.get("tab_id")))
-    now = remembered(result, [], bool(take_args.get("annotate")))
-    memory = memory_of(shots)
-    memory.add(now, elements)
-    if args.compare_to is None and not (args.unchanged_check or args.diff_image):
-        return
-    target = previous_id if args.compare_to in (None, "previous") else args.compare_to
-    if target is None:
-        return
-    before = memory.get(int(target))
-    if before is None:
-        if args.compare_to is None:
-            return  # only the unchanged check asked: nothing to say
-        result.setdefault("notes", []).append(
-            f"No diff: screenshot #{target} is not kept for comparing (the last {KEEP} are)."
-        )
-        return
-    found = await asyncio.to_thread(pixels, before, now, args)
-    if found.regions:  # the names of what changed, in both images
-        await asyncio.gather(memory.ready(before.shot_id), memory.ready(now.shot_id))
-    told = report(before, now, found)
-    if told.unchanged and args.unchanged_check and target == previous_id:
-        shots.hide([now.shot_id])  # the model keeps the earlier, identical image as its latest
-    out = told.model_dump()
-    if told.image is not None:
-        out["image"] = told.image
-    result["diff"] = out
+    return report(before, after, changed_pixels(before, after, args))

@@ -205,7 +205,7 @@ async def _after_screenshot(
     args = {"tab_id": a.tab_id, **a.screenshot}
     args.pop("url", None)  # the action decided where the tab is; never navigate away again
     try:
-        return await screenshot.take(link, args, shots)
+        return (await screenshot.take(link, args, shots.session)).model_dump(mode="python")
     except CommandError as exc:
         # The action happened; a failed screenshot after it must not read as a failed action.
         log.info("screenshot after interact failed: %s", exc)

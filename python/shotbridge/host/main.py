@@ -25,12 +25,12 @@ from pydantic import BaseModel, ValidationError
 
 from shotbridge.host.bus import BusConnection, BusServer, error_frame
 from shotbridge.host.extension_link import ExtensionLink, Send
-from shotbridge.host.recording import SCREENSHOT_SINKS
 from shotbridge.host.sessions import Sessions
 from shotbridge.transport import paths
 from shotbridge.transport.framing import NATIVE
 from shotbridge.wire.errors import CommandError, ErrorCode, FrameError, ImageError, ShotbridgeError
 from shotbridge.wire.messages import EXTENSION_ORIGIN, PROTOCOL_VERSION, Request
+from shotbridge.wire.screenshot import ScreenshotResult
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +42,9 @@ CLIENT_FLUSH = 0.5  # s: time clients get to read their last frames at shutdown
 # masks are applied (clients use `screenshot`); `cdp` goes through the user's gate (`_cdp`).
 HOST_ONLY = {"capture": "use the `screenshot` command: it returns the masked image"}
 
-Command = Callable[[BusConnection, dict[str, Any]], Awaitable[dict[str, Any]]]
+# A bus command: (the client's connection, its arguments) -> its result, a model or a plain map
+# (dumped once, in _dispatch).
+Command = Callable[[BusConnection, dict[str, Any]], Awaitable[BaseModel | dict[str, Any]]]
 
 
 # ---- the caller ---------------------------------------------------------------------------
@@ -87,12 +89,11 @@ class Host:
             "cdp": self._cdp,
         }
         link.add_listener(self._on_event)
-        # Session memory per client (issues 6, 11, 12): timeline, screenshot buffer, automatic
-        # captures, and the screenshots interact maps pixels and labels from.
+        # Each client's own state: its timeline, screenshot buffer and automatic captures, its
+        # diff memory, and the screenshots interact maps pixels and labels from.
         self.sessions = Sessions(link)
         self.commands.update(self.sessions.commands())
         link.add_listener(self.sessions.on_event)
-        SCREENSHOT_SINKS.extend(self.sessions.sinks())
 
     async def serve(self, native: asyncio.StreamReader, send: Send) -> None:
         """Serve until the extension's stream ends or :meth:`stop`; then clean up."""
@@ -129,9 +130,6 @@ class Host:
         await self.server.close(goodbye, flush=CLIENT_FLUSH)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.sessions.close(), CLIENT_FLUSH)
-        for sink in self.sessions.sinks():
-            with contextlib.suppress(ValueError):
-                SCREENSHOT_SINKS.remove(sink)
         paths.remove_host_files(self.pid, self.runtime_dir)
         log.info("host %d stopped", self.pid)
 
@@ -239,19 +237,17 @@ class Host:
             "extension_protocol": hello.protocol if hello else None,
         }
 
-    async def _screenshot(self, conn: BusConnection, args: dict[str, Any]) -> dict[str, Any]:
-        from shotbridge.host import (
-            compare,
-            screenshot,  # lazy: it may pull in the core
-        )
+    async def _screenshot(self, conn: BusConnection, args: dict[str, Any]) -> ScreenshotResult:
+        try:  # lazy: both may pull in the core, and its absence is this command's error
+            from shotbridge.host import diff_memory, screenshot
 
-        try:
-            diff_args, take_args = compare.split_args(args)
-            shots = self.sessions.get(conn, args).shots
-            previous = shots.latest.id if shots.latest else None
-            result = await screenshot.take(self.link, take_args, shots)
+            session = self.sessions.get(conn, args)
+            diff_args, take_args = diff_memory.split_args(args)
+            previous = session.shots.latest.id if session.shots.latest else None
+            result = await screenshot.take(self.link, take_args, session)
             if diff_args.wanted:
-                await compare.attach(self.link, shots, result, diff_args, take_args, previous)
+                annotated = bool(take_args.get("annotate"))
+                await session.compare(result, diff_args, annotated=annotated, previous_id=previous)
             return result
         except ImportError as exc:  # take() loads the Rust core on first use
             raise CommandError(

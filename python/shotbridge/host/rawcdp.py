@@ -127,28 +127,23 @@ async def _masked_screenshot(
     link: Link, shots: ShotRegistry | None, a: RawCdpArgs
 ) -> dict[str, Any]:
     """Page.captureScreenshot as the host takes every screenshot: masked, shrunk, kept, copied."""
+    session = shots.session if shots is not None else None
     shot = await screenshot.take(
-        link,
-        {
-            "tab_id": a.tab_id,
-            "method": "cdp",
-            "timeout_ms": a.timeout_ms,
-        },
-        shots,
+        link, {"tab_id": a.tab_id, "method": "cdp", "timeout_ms": a.timeout_ms}, session
     )
     return {
         "method": a.method,
-        "tab_id": shot.get("tab_id"),
+        "tab_id": shot.tab_id,
         "result": {},
         "image": {
-            "jpeg": shot["jpeg"],
-            "width": shot["width"],
-            "height": shot["height"],
-            "bytes": shot["bytes"],
-            "source_width": shot["source_width"],
-            "source_height": shot["source_height"],
-            "screenshot_id": shot.get("screenshot_id"),
-            "masked": shot.get("masked", 0),
-            "url": shot.get("url"),
+            "jpeg": shot.jpeg,
+            "width": shot.width,
+            "height": shot.height,
+            "bytes": shot.bytes,
+            "source_width": shot.source_width,
+            "source_height": shot.source_height,
+            "screenshot_id": shot.screenshot_id,
+            "masked": shot.masked,
+            "url": shot.url,
         },
     }

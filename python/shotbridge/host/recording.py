@@ -1,8 +1,8 @@
 """Session memory in the host: the timeline, the screenshot buffer and automatic captures.
 
 The :class:`Recorder` listens to the extension's events (``nav``, ``action``, ``page_error``,
-``network``), sees every screenshot the host produces (``SCREENSHOT_SINKS``), and serves the bus
-commands ``timeline``, ``screenshots``, ``screenshot_get`` and ``record_config``.
+``network``), is handed every screenshot of its session (``Session.screenshot_taken``), and
+serves the bus commands ``timeline``, ``screenshots``, ``screenshot_get`` and ``record_config``.
 
 Automatic capture (``auto_screenshot``): after a completed navigation, a page error or a user
 action, a screenshot is taken once the cooldown (``min_interval_s``) has passed and the page has
@@ -42,6 +42,7 @@ from shotbridge.wire.recording import (
     ShotMeta,
     TimelineResult,
 )
+from shotbridge.wire.screenshot import ScreenshotResult, Tile
 from shotbridge.wire.timeline import (
     ActionEntry,
     ErrorEntry,
@@ -51,11 +52,10 @@ from shotbridge.wire.timeline import (
     ShotEntry,
     Timeline,
     Trigger,
-    TriggerNote,
 )
 
-if TYPE_CHECKING:  # screenshot imports this module (publish_screenshot) at load time
-    from shotbridge.host.screenshot import Link
+if TYPE_CHECKING:  # screenshot.take runs the recorder's automatic captures: imported lazily
+    from shotbridge.host.screenshot import Cause, Link
 
 log = logging.getLogger(__name__)
 
@@ -66,21 +66,6 @@ AUTO_TIMEOUT_MS = 10_000
 
 # A bus command of the recorder: (the client's connection, its raw arguments) -> the result model.
 RecorderCommand = Callable[[Any, dict[str, Any]], Awaitable[Model]]
-
-
-# Observers of every screenshot the host produces (``shotbridge.host.screenshot.take`` calls
-# :func:`publish_screenshot`): ``sink(shots, result, raw_args)``; each host adds its recorder.
-ScreenshotSink = Callable[[Any, dict[str, Any], dict[str, Any]], None]
-SCREENSHOT_SINKS: list[ScreenshotSink] = []
-
-
-def publish_screenshot(shots: Any, result: dict[str, Any], raw_args: dict[str, Any]) -> None:
-    """Hand a finished screenshot to the sinks; a failing sink never costs the caller its image."""
-    for sink in list(SCREENSHOT_SINKS):
-        try:
-            sink(shots, result, raw_args)
-        except Exception:
-            log.exception("screenshot sink failed")
 
 
 def _since(value: Any) -> int:
@@ -139,36 +124,34 @@ class Recorder:
         ):
             self._auto("action", entry.id)
 
-    def on_screenshot(self, shots: Any, result: dict[str, Any], raw_args: dict[str, Any]) -> None:
-        """``SCREENSHOT_SINKS`` hook: every image the host produced goes into the buffer."""
-        if shots is not self.shots or result.get("screenshot_id") is None:
+    def on_screenshot(self, result: ScreenshotResult, cause: Cause) -> None:
+        """Every image taken for this recorder's session goes into the buffer and timeline."""
+        if result.screenshot_id is None:
             return
         # A full page is several images, each announced with its own id: keep every one readable.
-        tiles = result.get("tiles") or []
-        for part in [result, *tiles[1:]]:
-            if part.get("screenshot_id") is not None:
-                self._keep(part, result, raw_args)
+        parts: list[ScreenshotResult | Tile] = [result, *(result.tiles or [])[1:]]
+        for part in parts:
+            if part.screenshot_id is not None:
+                self._keep(part, result, cause)
 
-    def _keep(self, part: dict[str, Any], result: dict[str, Any], raw_args: dict[str, Any]) -> None:
+    def _keep(self, part: ScreenshotResult | Tile, result: ScreenshotResult, cause: Cause) -> None:
         """One image (a screenshot, or one tile of a full page) into the buffer and timeline."""
-        trigger = raw_args.get("trigger", "explicit")
+        trigger = cause.trigger
         if trigger not in ("navigation", "action", "error", "explicit"):
             trigger = "explicit"
-        action_id = raw_args.get("action_id") or self._last_action_id()
-        merged = [TriggerNote.model_validate(t) for t in raw_args.get("triggers") or []]
+        action_id = cause.action_id or self._last_action_id()
         meta = ShotMeta(
-            id=int(part["screenshot_id"]),
-            url=str(result.get("url") or ""),
-            title=str(result.get("title") or ""),
+            id=int(part.screenshot_id or 0),
+            url=result.url,
+            title=result.title,
             trigger=trigger,
             action_id=action_id,
-            width=int(part.get("width") or 0),
-            height=int(part.get("height") or 0),
-            triggers=merged,
+            width=part.width,
+            height=part.height,
+            triggers=cause.triggers,
         )
-        jpeg = bytes(part.get("jpeg") or b"")
-        self.buffer.add(meta, jpeg, bytes(part.get("thumbnail") or b""))
-        meta.file = buffer.write_copy(self.timeline.session, meta, jpeg)
+        self.buffer.add(meta, part.jpeg, part.thumbnail)
+        meta.file = buffer.write_copy(self.timeline.session, meta, part.jpeg)
         self.timeline.add(
             ShotEntry(
                 time=meta.time,
@@ -179,12 +162,12 @@ class Recorder:
                 bytes=meta.bytes,
                 width=meta.width,
                 height=meta.height,
-                triggers=merged,
-                settled=raw_args.get("settled") if merged else None,
+                triggers=cause.triggers,
+                settled=cause.settled if cause.triggers else None,
             )
         )
         if self.config.observe:
-            self._spawn(self._observe_shot(meta.id, result.get("tab_id")))
+            self._spawn(self._observe_shot(meta.id, result.tab_id))
 
     def _last_action_id(self) -> str | None:
         action = self.timeline.last_action
@@ -260,21 +243,17 @@ class Recorder:
 
     async def capture(
         self, trigger: Trigger, action_id: str | None, batch: Batch | None = None
-    ) -> dict[str, Any] | None:
-        """One automatic screenshot through the host's own pipeline (so it lands in the buffer)."""
+    ) -> ScreenshotResult | None:
+        """One automatic screenshot through the host's own pipeline, taken for this recorder's
+        session (so it lands in the buffer and stays out of the model's defaults)."""
         from shotbridge.host import screenshot  # lazy: the core loads only where pixels are handled
 
-        args: dict[str, Any] = {
-            "mask_selectors": list(self.config.mask_selectors),
-            "timeout_ms": AUTO_TIMEOUT_MS,
-            "trigger": trigger,
-            "action_id": action_id,
-        }
+        args = {"mask_selectors": list(self.config.mask_selectors), "timeout_ms": AUTO_TIMEOUT_MS}
+        cause = screenshot.Cause(trigger=trigger, action_id=action_id)
         if batch is not None:
-            args["triggers"] = [t.model_dump() for t in batch.triggers]
-            args["settled"] = batch.settled
+            cause.triggers, cause.settled = list(batch.triggers), batch.settled
         try:
-            return await screenshot.take(self.link, args, self.shots)
+            return await screenshot.take(self.link, args, self.shots.session, cause)
         except Exception as exc:
             log.info("automatic %s screenshot failed: %s", trigger, exc)
             return None

@@ -7,8 +7,9 @@ hands the pixels to the Rust core with the boxes and the password masks mapped i
 Capture modes: the viewport (default), ``scroll`` first (a y offset, top, bottom or a selector),
 one element (``selector``), or the whole page (``full_page``, up to ``max_height_css``) as tiles:
 CSS bands that each fit the core's caps at full width, so a long page stays legible instead of one
-strip shrunk to a sliver. Every image (each tile too) gets a ``screenshot_id`` in the host's
-registry (``shotbridge.host.shots``) so ``interact`` can map its pixels back to the page.
+strip shrunk to a sliver. Every image (each tile too) gets a ``screenshot_id`` in the session's
+registry (``shotbridge.host.shots``) so ``interact`` can map its pixels back to the page; the
+session is then told about the finished screenshot (its recorder and diff memory want it).
 """
 
 from __future__ import annotations
@@ -17,22 +18,35 @@ import asyncio
 import math
 import time
 from collections.abc import Awaitable
-from typing import Any, Literal, Protocol
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import Field
 
-from shotbridge.host.recording import publish_screenshot
 from shotbridge.host.shots import ShotRegistry
 from shotbridge.wire.errors import CommandError, ErrorCode
 from shotbridge.wire.extension import (
+    CaptureArgs,
     CaptureResult,
     CaptureTile,
     DiscoverResult,
     ElementInfo,
-    ScrollTarget,
+    TileCaps,
 )
 from shotbridge.wire.geometry import Point, Rect, Size
 from shotbridge.wire.model import Model
+from shotbridge.wire.screenshot import (
+    Annotation,
+    PageFacts,
+    ScreenshotArgs,
+    ScreenshotResult,
+    Tile,
+    Timings,
+)
+from shotbridge.wire.timeline import TriggerNote
+
+if TYPE_CHECKING:
+    from shotbridge.image import ShrinkOptions, ShrinkResult
 
 
 class Link(Protocol):
@@ -43,55 +57,50 @@ class Link(Protocol):
     ) -> dict[str, Any]: ...
 
 
-class ScreenshotArgs(Model):
-    """Arguments of the bus command ``screenshot``."""
+class Cause(Model):
+    """Why a screenshot was taken: a client asked, or the recorder's automatic capture did."""
 
-    tab_id: int | None = None
-    url: str | None = None  # navigate the tab here first
-    # What to capture.
-    selector: str | None = None  # just this element
-    full_page: bool = False  # the whole page (up to max_height_css), as tiles within the caps
-    max_height_css: int = Field(16384, ge=1, le=16384)
-    scroll: ScrollTarget | None = None  # scroll here before capturing
-    method: Literal["auto", "cdp", "visible"] = "auto"
-    browser_format: Literal["jpeg", "png"] = "jpeg"
-    browser_quality: int = Field(90, ge=1, le=100)
-    # Ask the browser to render at the output size (CDP only) instead of shrinking afterwards.
-    render_at_output_size: bool = True
-    # Set-of-Mark labels.
-    annotate: bool = False
-    target: Literal["interactive", "all_visible", "custom"] = "interactive"
-    annotation_selector: str | None = None
-    max_annotations: int = Field(50, ge=1, le=100)
-    # Privacy: password fields are always masked; these selectors are masked too.
-    mask_selectors: list[str] = Field(default_factory=list)
-    # Output budgets (see shotbridge.image.ShrinkOptions).
-    max_width: int = Field(1280, ge=16, le=8192)
-    max_long_edge: int = Field(1568, ge=16, le=8192)
-    quality: int = Field(60, ge=30, le=95)
-    max_bytes: int = Field(500_000, ge=2_000)
-    timeout_ms: int = Field(15_000, ge=100, le=120_000)
+    trigger: str = "explicit"  # explicit | navigation | action | error
+    action_id: str | None = None
+    triggers: list[TriggerNote] = Field(default_factory=list)  # merged automatic triggers
+    settled: bool | None = None  # automatic: whether the page had settled
+
+    @property
+    def automatic(self) -> bool:
+        return self.trigger != "explicit"
 
 
-class Annotation(Model):
-    """One numbered label drawn on the image, with what the model needs to act on it."""
+class Owner(Protocol):
+    """The client session a screenshot is taken for (``shotbridge.host.sessions.Session``)."""
 
-    label: int
-    selector: str
-    tag: str
-    role: str
-    name: str
-    text: str
-    bounds: Rect  # CSS px, viewport-relative
-    interactionHint: str
-    in_viewport: bool
-    # Issue 14 (additive): shadow path, Playwright locator, states, input type, visible proxy.
-    shadow_selector: str = ""
-    locator: str = ""
-    state: dict[str, bool | str] = Field(default_factory=dict)
-    type: str | None = None
-    proxy: str | None = None
-    frame: list[str] = Field(default_factory=list)  # iframe selectors from the top page
+    @property
+    def shots(self) -> ShotRegistry: ...
+
+    def mask_selectors(self) -> list[str]: ...
+
+    def screenshot_taken(self, result: ScreenshotResult, cause: Cause) -> None: ...
+
+
+@dataclass
+class _Page:
+    """What the browser gave for one screenshot."""
+
+    capture: CaptureResult
+    found: DiscoverResult | None
+    ext_timings: dict[str, Any]
+    annotations: list[Annotation] = field(default_factory=list)
+
+    @property
+    def parts(self) -> list[CaptureTile | CaptureResult]:
+        """One image, or one per full-page tile: each is shrunk with its own boxes and masks."""
+        return [*self.capture.tiles] or [self.capture]
+
+
+@dataclass
+class _Shrunk:
+    image: ShrinkResult
+    masked: int
+    screenshot_id: int | None = None
 
 
 def _shift(rect: Rect, origin: Point) -> Rect:
@@ -117,6 +126,11 @@ def _within(rect: Rect, size: Size) -> bool:
         and rect.x + rect.width > 0
         and rect.y + rect.height > 0
     )
+
+
+def _inside(rects: list[Rect], origin: Point, size: Size) -> list[Rect]:
+    """``rects`` (viewport CSS px) moved into an image at ``origin``, those that touch it."""
+    return [r for rect in rects if _within(r := _shift(rect, origin), size)]
 
 
 def to_annotations(elements: list[ElementInfo]) -> list[Annotation]:
@@ -147,78 +161,50 @@ def _epoch_ms() -> float:
     return round(time.time() * 1000, 1)
 
 
-async def _stamped(job: Awaitable[dict[str, Any]], timings: dict[str, float]) -> dict[str, Any]:
+def _since(t: float) -> float:
+    return (time.perf_counter() - t) * 1000
+
+
+async def _stamped(job: Awaitable[dict[str, Any]], timings: Timings) -> dict[str, Any]:
     """The capture's reply, with the moment it reached the host noted in ``timings``."""
     reply = await job
     timings["host_got_at"] = _epoch_ms()
     return reply
 
 
-def _capture_args(args: ScreenshotArgs) -> dict[str, Any]:
-    """Arguments for the extension's ``capture``; asks for the render scale when it helps."""
-    out: dict[str, Any] = {
-        "tab_id": args.tab_id,
-        "method": args.method,
-        "format": args.browser_format,
-        "quality": args.browser_quality,
-        "selector": args.selector,
-        "full_page": args.full_page,
-        "max_height_css": args.max_height_css,
-        "mask_selectors": args.mask_selectors,
+def capture_args(args: ScreenshotArgs) -> CaptureArgs:
+    """The extension's ``capture`` request; asks for the render scale when it helps."""
+    out = CaptureArgs(
+        tab_id=args.tab_id,
+        method=args.method,
+        format=args.browser_format,
+        quality=args.browser_quality,
+        selector=args.selector,
+        full_page=args.full_page,
+        max_height_css=args.max_height_css,
+        mask_selectors=args.mask_selectors,
         # A little under ours, so the extension's own timeout (which names the step) comes first.
-        "timeout_ms": max(args.timeout_ms - 500, args.timeout_ms * 9 // 10),
-    }
+        timeout_ms=max(args.timeout_ms - 500, args.timeout_ms * 9 // 10),
+    )
     if args.scroll is not None:
-        out["scroll"] = args.scroll if isinstance(args.scroll, str) else args.scroll.model_dump()
+        out.scroll = args.scroll
+    caps = TileCaps(max_width=args.max_width, max_long_edge=args.max_long_edge)
     if args.full_page:
         # The extension picks the width-fitting scale and cuts the bands: it knows the page size.
-        out["tile"] = {"max_width": args.max_width, "max_long_edge": args.max_long_edge}
-        return out
-    if args.render_at_output_size and args.method != "visible":
+        out.tile = caps
+    elif args.render_at_output_size and args.method != "visible":
         # The extension knows the captured area: it picks the scale that renders at output size.
-        out["fit"] = {"max_width": args.max_width, "max_long_edge": args.max_long_edge}
+        out.fit = caps
         # Chrome encodes at our final quality: with no labels the image leaves as it is, its
         # masks blacked out in its DCT coefficients (no decode and re-encode); with labels, a
         # second q60 pass loses no more than one from a q90 intermediate (within ±0.4 dB PSNR
         # on the corpus) and a third of the bytes cross native messaging.
-        out["fit_quality"] = args.quality
+        out.fit_quality = args.quality
     return out
 
 
-def _with_session_masks(raw_args: dict[str, Any], shots: ShotRegistry | None) -> dict[str, Any]:
-    extra = shots.session_masks() if shots is not None else []
-    if not extra:
-        return raw_args
-    asked = list(raw_args.get("mask_selectors") or [])
-    return {**raw_args, "mask_selectors": list(dict.fromkeys([*asked, *extra]))}
-
-
-async def take(
-    link: Link, raw_args: dict[str, Any], shots: ShotRegistry | None = None
-) -> dict[str, Any]:
-    """Run one screenshot for a bus client; returns a msgpack-ready dict (image bytes raw).
-
-    With ``shots``, every image is registered and the result carries its ``screenshot_id``.
-    """
-    from shotbridge import image  # the core loads only where pixels are handled
-
-    args = ScreenshotArgs.model_validate(_with_session_masks(raw_args, shots))
-    timeout = args.timeout_ms / 1000
-    timings: dict[str, float] = {}
-    t0 = time.perf_counter()
-
-    if args.url:
-        await link.request(
-            "navigate",
-            {"url": args.url, "tab_id": args.tab_id, "timeout_ms": args.timeout_ms},
-            timeout=timeout,
-        )
-        timings["navigate_ms"] = (time.perf_counter() - t0) * 1000
-
-    t1 = time.perf_counter()
-    capture_args = _capture_args(args)
-    capture_job = _stamped(link.request("capture", capture_args, timeout=timeout), timings)
-    discover_args = {
+def _discover_args(args: ScreenshotArgs) -> dict[str, Any]:
+    return {
         "tab_id": args.tab_id,
         "target": args.target,
         "selector": args.annotation_selector,
@@ -226,154 +212,226 @@ async def take(
         "include_offscreen": args.full_page,
         "text_rects": True,  # badges are placed to hide the least of the page's text
     }
-    found: DiscoverResult | None = None
+
+
+def _with_session_masks(raw_args: dict[str, Any], owner: Owner | None) -> dict[str, Any]:
+    extra = owner.mask_selectors() if owner is not None else []
+    if not extra:
+        return raw_args
+    asked = list(raw_args.get("mask_selectors") or [])
+    return {**raw_args, "mask_selectors": list(dict.fromkeys([*asked, *extra]))}
+
+
+async def _from_browser(link: Link, args: ScreenshotArgs, timings: Timings) -> _Page:
+    """The page's pixels and, for labels, its elements (at once unless a scroll comes first)."""
+    t1 = time.perf_counter()
+    timeout = args.timeout_ms / 1000
+    asked = capture_args(args).model_dump(mode="python", exclude_unset=True)
+    capture_job = _stamped(link.request("capture", asked, timeout=timeout), timings)
+    raw_found: dict[str, Any] | None = None
     if not args.annotate:
         raw_capture = await capture_job
     elif args.scroll is not None:
         # The capture scrolls first: elements must be found where they are after that.
         raw_capture = await capture_job
-        found = DiscoverResult.model_validate(
-            await link.request("discover", discover_args, timeout=timeout)
-        )
+        raw_found = await link.request("discover", _discover_args(args), timeout=timeout)
     else:
-        discover_job = link.request("discover", discover_args, timeout=timeout)
-        raw_capture, raw_discover = await asyncio.gather(capture_job, discover_job)
-        found = DiscoverResult.model_validate(raw_discover)
+        discover_job = link.request("discover", _discover_args(args), timeout=timeout)
+        raw_capture, raw_found = await asyncio.gather(capture_job, discover_job)
+    found = DiscoverResult.model_validate(raw_found) if raw_found is not None else None
     ext_timings = raw_capture.get("timings") if isinstance(raw_capture, dict) else None
-    ext_timings = ext_timings if isinstance(ext_timings, dict) else {}
     capture = CaptureResult.model_validate(raw_capture)
     _placeable(capture.masks)
-    timings["browser_ms"] = (time.perf_counter() - t1) * 1000
-
+    timings["browser_ms"] = _since(t1)
     annotations = to_annotations(found.elements if found else [])
-    labels = [a.model_dump() for a in annotations]
-    # One image, or one per full-page tile: each is shrunk on its own with its own boxes/masks.
-    parts: list[CaptureTile | CaptureResult] = [*capture.tiles] or [capture]
+    ext = ext_timings if isinstance(ext_timings, dict) else {}
+    return _Page(capture, found, ext, annotations)
+
+
+def _shrink_part(page: _Page, part: CaptureTile | CaptureResult, options: ShrinkOptions) -> _Shrunk:
+    """One image through the core, with the labels, masks and text rects that fall in it."""
+    from shotbridge import image  # the core loads only where pixels are handled
+
+    origin, css_size = part.origin, part.css_size
+    boxes = [
+        image.Box(label=a.label, **r.model_dump())
+        for a in page.annotations
+        if _within(r := _shift(a.bounds, origin), css_size)
+    ]
+    masks = _inside(page.capture.masks, origin, css_size)
+    shrunk = image.shrink(
+        part.data_url,
+        options,
+        boxes=boxes,
+        masks=masks,
+        device_pixel_ratio=page.capture.device_pixel_ratio,
+        css_size=css_size,
+        text=_inside(page.found.text_rects if page.found else [], origin, css_size),
+        source_quality=page.capture.quality if part is page.capture else None,
+    )
+    return _Shrunk(shrunk, len(masks))
+
+
+async def _shrink_all(page: _Page, args: ScreenshotArgs) -> list[_Shrunk]:
+    """Every part shrunk on its own thread (the core releases the GIL)."""
+    from shotbridge import image
+
     options = image.ShrinkOptions(
         max_width=args.max_width,
         max_long_edge=args.max_long_edge,
         quality=args.quality,
         max_bytes=args.max_bytes,
     )
+    jobs = (asyncio.to_thread(_shrink_part, page, p, options) for p in page.parts)
+    return list(await asyncio.gather(*jobs))
 
-    def shrink_part(part: CaptureTile | CaptureResult) -> Any:
-        origin, css_size = part.origin, part.css_size
-        boxes = [
-            image.Box(label=a.label, **r.model_dump())
-            for a in annotations
-            if _within(r := _shift(a.bounds, origin), css_size)
-        ]
-        masks = [r for m in capture.masks if _within(r := _shift(m, origin), css_size)]
-        texts = found.text_rects if found else []
-        text = [r for t in texts if _within(r := _shift(t, origin), css_size)]
-        shrunk = image.shrink(
-            part.data_url,
-            options,
-            boxes=boxes,
-            masks=masks,
+
+def _register(owner: Owner | None, page: _Page, args: ScreenshotArgs, done: list[_Shrunk]) -> None:
+    """Give every image its ``screenshot_id`` in the session's registry (none without one)."""
+    if owner is None:
+        return
+    capture, labels = page.capture, [a.model_dump() for a in page.annotations]
+    for i, (shrunk, part) in enumerate(zip(done, page.parts, strict=True)):
+        shrunk.screenshot_id = owner.shots.add(
+            url=capture.url,
+            tab_id=capture.tab_id,
+            width=shrunk.image.width,
+            height=shrunk.image.height,
+            css_to_output_scale=shrunk.image.css_to_output_scale,
             device_pixel_ratio=capture.device_pixel_ratio,
-            css_size=css_size,
-            text=text,
-            source_quality=capture.quality if part is capture else None,
+            origin=part.origin,
+            css_size=part.css_size,
+            scroll=capture.scroll,
+            viewport=capture.viewport,
+            annotated=args.annotate,
+            annotations=labels,
+            tile=i if capture.tiles else None,
+        ).id
+
+
+def _tiles(page: _Page, done: list[_Shrunk]) -> list[Tile]:
+    return [
+        Tile(
+            screenshot_id=part.screenshot_id,
+            jpeg=part.image.jpeg,
+            thumbnail=part.image.thumbnail,
+            width=part.image.width,
+            height=part.image.height,
+            bytes=len(part.image.jpeg),
+            quality=part.image.quality,
+            css_to_output_scale=part.image.css_to_output_scale,
+            origin=tile.origin,
+            # Document CSS px (not viewport-relative): where the band sits on the page.
+            css_y=tile.origin.y + page.capture.scroll.y,
+            css_height=tile.css_size.height,
         )
-        return shrunk, len(masks)
+        for part, tile in zip(done, page.parts, strict=True)
+    ]
 
-    t2 = time.perf_counter()
-    done = await asyncio.gather(*(asyncio.to_thread(shrink_part, p) for p in parts))
-    timings["core_ms"] = (time.perf_counter() - t2) * 1000
-    timings["total_ms"] = (time.perf_counter() - t0) * 1000
 
-    ids: list[int | None] = [None] * len(parts)
-    if shots is not None:
-        ids = [
-            shots.add(
-                url=capture.url,
-                tab_id=capture.tab_id,
-                width=shrunk.width,
-                height=shrunk.height,
-                css_to_output_scale=shrunk.css_to_output_scale,
-                device_pixel_ratio=capture.device_pixel_ratio,
-                origin=part.origin,
-                css_size=part.css_size,
-                scroll=capture.scroll,
-                viewport=capture.viewport,
-                annotated=args.annotate,
-                annotations=labels,
-                tile=i if capture.tiles else None,
-            ).id
-            for i, ((shrunk, _), part) in enumerate(zip(done, parts, strict=True))
-        ]
-
-    shrunk = done[0][0]
-    notes: list[str] = list(found.notes) if found else []
-    if capture.truncated and args.full_page:
+def _notes(page: _Page, args: ScreenshotArgs) -> list[str]:
+    notes: list[str] = list(page.found.notes) if page.found else []
+    if page.capture.truncated and args.full_page:
         notes.append(
-            f"The page is {capture.page_height or 0:.0f} CSS px tall; the capture stops at "
+            f"The page is {page.capture.page_height or 0:.0f} CSS px tall; the capture stops at "
             f"{args.max_height_css} CSS px."
         )
-    result: dict[str, Any] = {
-        "screenshot_id": ids[0],
-        "jpeg": shrunk.jpeg,
-        "thumbnail": shrunk.thumbnail,
-        "width": shrunk.width,
-        "height": shrunk.height,
-        "thumb_width": shrunk.thumb_width,
-        "thumb_height": shrunk.thumb_height,
-        "bytes": len(shrunk.jpeg),
-        "quality": shrunk.quality,
-        "downgraded": shrunk.downgraded,
-        "source_width": shrunk.source_width,
-        "source_height": shrunk.source_height,
-        "css_to_output_scale": shrunk.css_to_output_scale,
-        "method": capture.method,
-        "url": capture.url,
-        "title": capture.title,
-        "tab_id": capture.tab_id,
-        "device_pixel_ratio": capture.device_pixel_ratio,
-        "viewport": capture.viewport.model_dump(),
-        "scroll": capture.scroll.model_dump(),
-        "origin": parts[0].origin.model_dump(),
-        "css_size": parts[0].css_size.model_dump(),
-        "masked": sum(m for _, m in done),
-        "text_covered": sum(s.text_covered for s, _ in done),  # text rects under a badge
-        "annotations": labels,
-        "total_found": found.total_found if found else 0,
-        "hidden": [h.model_dump() for h in found.hidden] if found else [],
-        "frames": found.frames if found else [],
-        "page": (
-            {"headings": found.headings, "forms": found.forms}
-            | {"interactive_count": found.interactive_count}
-            if found
-            else None
-        ),
-        "unavailable": capture.unavailable,
-        "truncated": capture.truncated,
-        "page_height": capture.page_height,
-        "notes": notes,
-        "timings": {
-            **{f"ext_{k}": v for k, v in ext_timings.items() if isinstance(v, int | float)},
-            **timings,
-            **{f"core_{k}_us": v for k, v in shrunk.timings_us.items()},
-        },
+    return notes
+
+
+def _all_timings(page: _Page, timings: Timings, first: ShrinkResult) -> Timings:
+    return {
+        **{f"ext_{k}": v for k, v in page.ext_timings.items() if isinstance(v, int | float)},
+        **timings,
+        **{f"core_{k}_us": v for k, v in first.timings_us.items()},
     }
-    if args.full_page:
-        result["tiles"] = [
-            {
-                "screenshot_id": sid,
-                "jpeg": part.jpeg,
-                "thumbnail": part.thumbnail,
-                "width": part.width,
-                "height": part.height,
-                "bytes": len(part.jpeg),
-                "quality": part.quality,
-                "css_to_output_scale": part.css_to_output_scale,
-                "origin": tile.origin.model_dump(),
-                # Document CSS px (not viewport-relative): where the band sits on the page.
-                "css_y": tile.origin.y + capture.scroll.y,
-                "css_height": tile.css_size.height,
-            }
-            for sid, (part, _), tile in zip(ids, done, parts, strict=True)
-        ]
-    publish_screenshot(shots, result, raw_args)  # the session's screenshot buffer
-    result["timings"]["host_done_at"] = _epoch_ms()
+
+
+def _labels(found: DiscoverResult | None) -> dict[str, Any]:
+    """What discover found besides the elements (all empty without labels)."""
+    if found is None:
+        return {"total_found": 0, "hidden": [], "frames": [], "page": None}
+    facts = PageFacts(
+        headings=found.headings, forms=found.forms, interactive_count=found.interactive_count
+    )
+    return {
+        "total_found": found.total_found,
+        "hidden": found.hidden,
+        "frames": found.frames,
+        "page": facts,
+    }
+
+
+def _result(
+    page: _Page, args: ScreenshotArgs, done: list[_Shrunk], timings: Timings
+) -> ScreenshotResult:
+    """The image and everything needed to read it, in one model."""
+    first, capture = done[0].image, page.capture
+    return ScreenshotResult(
+        screenshot_id=done[0].screenshot_id,
+        jpeg=first.jpeg,
+        thumbnail=first.thumbnail,
+        width=first.width,
+        height=first.height,
+        thumb_width=first.thumb_width,
+        thumb_height=first.thumb_height,
+        bytes=len(first.jpeg),
+        quality=first.quality,
+        downgraded=first.downgraded,
+        source_width=first.source_width,
+        source_height=first.source_height,
+        css_to_output_scale=first.css_to_output_scale,
+        method=capture.method,
+        url=capture.url,
+        title=capture.title,
+        tab_id=capture.tab_id,
+        device_pixel_ratio=capture.device_pixel_ratio,
+        viewport=capture.viewport,
+        scroll=capture.scroll,
+        origin=page.parts[0].origin,
+        css_size=page.parts[0].css_size,
+        masked=sum(d.masked for d in done),
+        text_covered=sum(d.image.text_covered for d in done),
+        annotations=page.annotations,
+        **_labels(page.found),
+        unavailable=capture.unavailable,
+        truncated=capture.truncated,
+        page_height=capture.page_height,
+        notes=_notes(page, args),
+        timings=_all_timings(page, timings, first),
+        tiles=_tiles(page, done) if args.full_page else None,
+    )
+
+
+async def take(
+    link: Link,
+    raw_args: dict[str, Any],
+    owner: Owner | None = None,
+    cause: Cause | None = None,
+) -> ScreenshotResult:
+    """Run one screenshot for a bus client (image bytes raw).
+
+    With ``owner`` (the client's session), every image is registered, the result carries its
+    ``screenshot_id``, and the session is told about the finished screenshot.
+    """
+    args = ScreenshotArgs.model_validate(_with_session_masks(raw_args, owner))
+    timings: Timings = {}
+    t0 = time.perf_counter()
+    if args.url:
+        await link.request(
+            "navigate",
+            {"url": args.url, "tab_id": args.tab_id, "timeout_ms": args.timeout_ms},
+            timeout=args.timeout_ms / 1000,
+        )
+        timings["navigate_ms"] = _since(t0)
+    page = await _from_browser(link, args, timings)
+    t2 = time.perf_counter()
+    done = await _shrink_all(page, args)
+    timings["core_ms"] = _since(t2)
+    timings["total_ms"] = _since(t0)
+    _register(owner, page, args, done)
+    result = _result(page, args, done, timings)
+    if owner is not None:
+        owner.screenshot_taken(result, cause or Cause())
+    result.timings["host_done_at"] = _epoch_ms()
     return result

@@ -3,9 +3,11 @@
 A session is named by the ``session`` argument of a request (``shotctl mcp --shared-session``
 sends ``"shared"``), else it is the client's bus connection: every ``shotctl mcp`` process and
 every ``shotctl capture`` is then a session of its own, which ends when the client disconnects.
-Each session has a :class:`~shotbridge.host.shots.ShotRegistry` (ids drawn from one host-wide
-counter)
-and a :class:`~shotbridge.host.recording.Recorder` (timeline, buffer, automatic captures, settings).
+A :class:`Session` is the one owner of a client's state: its
+:class:`~shotbridge.host.shots.ShotRegistry` (ids drawn from one host-wide counter), its
+:class:`~shotbridge.host.recording.Recorder` (timeline, buffer, automatic captures, settings) and
+its :class:`~shotbridge.host.diff_memory.DiffMemory`. Every screenshot is taken for a session
+(``screenshot.take`` gets it), which hands the finished image to its recorder and diff memory.
 
 Who did what: while a session runs a command that acts on the page (``interact``, ``navigate``,
 ``screenshot`` with a url) and for :data:`ACT_GRACE_S` after it (the last one to finish, when
@@ -19,14 +21,21 @@ of a session are hidden from its x/y and label defaults (the model was not shown
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import logging
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shotbridge.host.recording import Recorder
 from shotbridge.host.shots import ShotRegistry
+from shotbridge.wire.diff import DiffArgs
+from shotbridge.wire.screenshot import ScreenshotResult
+
+if TYPE_CHECKING:
+    from shotbridge.host.diff_memory import DiffMemory
+    from shotbridge.host.screenshot import Cause
 
 log = logging.getLogger(__name__)
 
@@ -39,16 +48,65 @@ RECORDER_COMMANDS = ("timeline", "screenshots", "screenshot_get", "record_config
 
 
 class Session:
+    """One client's state in the host: its screenshots, its recorder and its diff memory."""
+
     def __init__(self, key: str, link: Any, ids: Iterator[int], conn: Any = None) -> None:
         self.key = key
         self.conn = conn  # None for a named session: it outlives its clients
-        self.shots = ShotRegistry(ids=ids)
+        self.link = link
+        self.shots = ShotRegistry(ids=ids, session=self)
         self.recorder = Recorder(link, self.shots)
-        self.shots.session_masks = lambda: list(self.recorder.config.mask_selectors)
 
     @property
     def gone(self) -> bool:
         return self.conn is not None and bool(getattr(self.conn, "closed", False))
+
+    @functools.cached_property
+    def diff_memory(self) -> DiffMemory:
+        from shotbridge.host.diff_memory import DiffMemory  # the core loads where pixels are
+
+        return DiffMemory()
+
+    # ---- what screenshot.take asks of its session ------------------------------------------
+
+    def mask_selectors(self) -> list[str]:
+        """The session's own mask_selectors (configure): every image taken for it is masked
+        with them, whoever asked for it (automatic, raw CDP…)."""
+        return list(self.recorder.config.mask_selectors)
+
+    def screenshot_taken(self, result: ScreenshotResult, cause: Cause) -> None:
+        """A finished screenshot: automatic ones leave the x/y and label defaults (the model was
+        not shown them); every one goes to the recorder, whose failure never costs the image."""
+        if cause.automatic:
+            ids = [result.screenshot_id, *(t.screenshot_id for t in result.tiles or [])]
+            self.shots.hide(i for i in ids if isinstance(i, int))
+        try:
+            self.recorder.on_screenshot(result, cause)
+        except Exception:
+            log.exception("recording screenshot %s failed", result.screenshot_id)
+
+    async def compare(
+        self, result: ScreenshotResult, args: DiffArgs, *, annotated: bool, previous_id: int | None
+    ) -> None:
+        """Remember the screenshot for diffs and, when asked, add ``result.diff``.
+
+        The page's elements come from the one read after the capture that the recorder shares.
+        """
+        shot_id, tab_id = result.screenshot_id or 0, result.tab_id
+        report = await self.diff_memory.attach(
+            result,
+            args,
+            annotated=annotated,
+            previous_id=previous_id,
+            read=lambda: self.shots.element_reads.of(self.link, shot_id, tab_id),
+        )
+        if (
+            report
+            and report.unchanged
+            and args.unchanged_check
+            and report.compared_to == previous_id
+        ):
+            self.shots.hide([shot_id])  # the model keeps the earlier, identical image as its latest
 
 
 class Sessions:
@@ -154,25 +212,6 @@ class Sessions:
         if name == "nav" and not self._asked_nav.get(author):
             return "tool_action"
         return "tool"
-
-    def on_screenshot(self, shots: Any, result: dict[str, Any], raw_args: dict[str, Any]) -> None:
-        """``SCREENSHOT_SINKS`` hook: hide a session's automatic captures from its defaults."""
-        if raw_args.get("trigger", "explicit") == "explicit":
-            return
-        for session in self.all():
-            if session.shots is shots:
-                ids = [result.get("screenshot_id")]
-                ids += [t.get("screenshot_id") for t in result.get("tiles") or []]
-                shots.hide(i for i in ids if isinstance(i, int))
-
-    def sinks(self) -> list[Any]:
-        """Screenshot sinks to register: ours first (hiding), then each session's recorder."""
-        return [self.on_screenshot, self._record_screenshot]
-
-    def _record_screenshot(self, shots: Any, result: dict[str, Any], raw: dict[str, Any]) -> None:
-        for session in self.all():
-            if session.shots is shots:
-                session.recorder.on_screenshot(shots, result, raw)
 
     async def close(self) -> None:
         for session in self.all():

@@ -5,7 +5,7 @@ monotonic ``screenshot_id`` and its mapping metadata is kept here, so ``interact
 at (640, 212) on screenshot 7" or "click label 3" into CSS viewport pixels exactly, whatever the
 image's downscale and the device pixel ratio were.
 
-Mapping (see ``protocol``'s geometry convention): an image pixel ``(x, y)`` is the viewport-relative
+Mapping (see ``shotbridge.wire.geometry``): an image pixel ``(x, y)`` is the viewport-relative
 CSS point ``(x / css_to_output_scale + origin.x, y / css_to_output_scale + origin.y)`` *as the page
 was scrolled when the screenshot was taken* (``scroll``). If the page has scrolled since, the
 extension shifts the point by the difference so it follows the content (it gets ``from_scroll``);
@@ -27,8 +27,8 @@ from __future__ import annotations
 import itertools
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
@@ -36,6 +36,9 @@ from shotbridge.host.after_capture import ElementReads
 from shotbridge.wire.errors import CommandError, ErrorCode
 from shotbridge.wire.geometry import Point, Rect, Size
 from shotbridge.wire.model import Model
+
+if TYPE_CHECKING:
+    from shotbridge.host.screenshot import Owner
 
 KEEP = 50
 
@@ -90,14 +93,16 @@ class Shot(Model):
 class ShotRegistry:
     """The last ``keep`` screenshots by id; ids never repeat within a host's life."""
 
-    def __init__(self, keep: int = KEEP, ids: Iterator[int] | None = None) -> None:
+    def __init__(
+        self, keep: int = KEEP, ids: Iterator[int] | None = None, session: Owner | None = None
+    ) -> None:
         self.keep = keep
         # Sessions of one host share ``ids`` so a screenshot_id names one image host-wide.
         self._ids = ids if ids is not None else itertools.count(1)
         self._shots: OrderedDict[int, Shot] = OrderedDict()
-        # The owning session's own mask_selectors (configure): every image registered here is
-        # masked with them, whoever asked for it (automatic, raw CDP…).
-        self.session_masks: Callable[[], list[str]] = list
+        # The session these screenshots belong to: a command that holds only the registry
+        # (interact's screenshot after acting, raw CDP's) takes its screenshot for that session.
+        self.session = session
         self.element_reads = ElementReads()  # the page's elements after each image, read once
 
     def add(self, **fields: Any) -> Shot:

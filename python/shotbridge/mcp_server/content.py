@@ -1,4 +1,5 @@
-"""Content blocks: JPEG image blocks, each beside a text block that stands on its own.
+"""Content blocks, built here for every tool: JPEG image blocks, each beside a text block that
+stands on its own.
 
 Images go only into ``content`` (never ``structuredContent``: clients count that as text tokens),
 and every image comes with text saying what it is, for clients that drop image blocks.
@@ -16,9 +17,12 @@ from typing import Any
 
 from mcp.types import CallToolResult, ContentBlock, ImageContent, TextContent
 
+from shotbridge.wire import budgets
+from shotbridge.wire.screenshot import ScreenshotResult, Tile
+
 log = logging.getLogger(__name__)
 
-PAYLOAD_WARN_BYTES = 500_000
+PAYLOAD_WARN_BYTES = budgets.MAX_BYTES  # some MCP clients refuse a larger tool result
 # bench/bench_mcp.py sets this to a file: each screenshot's stage stamps are appended to it, so
 # the benchmark can split one call's time across the extension, the host and this server.
 STAGES_LOG_ENV = "SHOTBRIDGE_BENCH_STAGES"
@@ -43,61 +47,117 @@ def epoch_ms() -> float:
     return round(time.time() * 1000, 1)
 
 
-def note_stages(shot: dict[str, Any], got_at: float) -> None:
+def note_stages(shot: ScreenshotResult, got_at: float) -> None:
     """Append the shot's stage stamps to the benchmark's log (only when it asked for one)."""
     path = os.environ.get(STAGES_LOG_ENV)
     if not path:
         return
-    stamps = {**shot.get("timings", {}), "method": shot.get("method")}
+    stamps = {**shot.timings, "method": shot.method}
     stamps |= {"mcp_got_at": got_at, "mcp_return_at": epoch_ms()}
     with open(path, "a", encoding="utf-8") as fh:
-        fh.write(json.dumps({"screenshot_id": shot.get("screenshot_id"), **stamps}) + "\n")
+        fh.write(json.dumps({"screenshot_id": shot.screenshot_id, **stamps}) + "\n")
 
 
 def estimated_tokens(width: int, height: int) -> int:
     return round(width * height * TOKENS_PER_PIXEL)
 
 
-def image_facts(shot: dict[str, Any]) -> dict[str, Any]:
+def image_facts(shot: ScreenshotResult) -> dict[str, Any]:
     """The metadata of one screenshot, as the JSON the annotated ``observe`` embeds."""
-    facts = {
-        "width": shot["width"],
-        "height": shot["height"],
-        "bytes": shot["bytes"],
-        "quality": shot["quality"],
-        "estimated_tokens": estimated_tokens(shot["width"], shot["height"]),
-        "masked_regions": shot.get("masked", 0),
+    facts: dict[str, Any] = {
+        "width": shot.width,
+        "height": shot.height,
+        "bytes": shot.bytes,
+        "quality": shot.quality,
+        "estimated_tokens": estimated_tokens(shot.width, shot.height),
+        "masked_regions": shot.masked,
         # image px per CSS px: multiply an annotation's bounds by this to find it in the image.
-        "css_to_image_scale": shot.get("css_to_output_scale"),
+        "css_to_image_scale": shot.css_to_output_scale,
     }
-    if shot.get("screenshot_id") is not None:
-        facts["screenshot_id"] = shot["screenshot_id"]  # interact(x, y, screenshot_id) pixels
+    if shot.screenshot_id is not None:
+        facts["screenshot_id"] = shot.screenshot_id  # interact(x, y, screenshot_id) pixels
     return facts
 
 
 def describe_screenshot(
-    shot: dict[str, Any], *, prefix: str = "Screenshot", scope: str = "viewport"
+    shot: ScreenshotResult, *, prefix: str = "Screenshot", scope: str = "viewport"
 ) -> str:
     """One paragraph that says everything about the image without needing to see it."""
-    title = f' "{shot["title"]}"' if shot.get("title") else ""
-    facts = image_facts(shot)
+    title = f' "{shot.title}"' if shot.title else ""
     lines = [
-        f"{prefix} ({scope}) of {shot.get('url', '?')}{title}",
-        f"{facts['width']}×{facts['height']} px JPEG, {facts['bytes']:,} bytes, quality "
-        f"{facts['quality']}, ≈{facts['estimated_tokens']:,} image tokens.",
-        _masked_sentence(facts["masked_regions"]),
+        f"{prefix} ({scope}) of {shot.url}{title}",
+        f"{shot.width}×{shot.height} px JPEG, {shot.bytes:,} bytes, quality "
+        f"{shot.quality}, ≈{estimated_tokens(shot.width, shot.height):,} image tokens.",
+        _masked_sentence(shot.masked),
     ]
-    if shot.get("screenshot_id") is not None:
-        lines.append(
-            f"screenshot_id {shot['screenshot_id']}: interact x/y are pixels of this image."
-        )
-    for note in shot.get("notes") or []:
-        lines.append(note)
-    if shot.get("truncated"):
+    if shot.screenshot_id is not None:
+        lines.append(f"screenshot_id {shot.screenshot_id}: interact x/y are pixels of this image.")
+    lines += shot.notes
+    if shot.truncated:
         lines.append("Full page cut off at the maximum height.")
-    for note in shot.get("unavailable") or []:
-        lines.append(f"Note: {note}")
+    lines += [f"Note: {note}" for note in shot.unavailable]
     return "\n".join(lines)
+
+
+def screenshot_blocks(
+    shot: ScreenshotResult,
+    *,
+    prefix: str = "Screenshot",
+    scope: str = "viewport",
+    more: str = "",
+    image_last: bool = False,
+) -> list[ContentBlock]:
+    """The image and the paragraph that describes it (``more`` appended to it)."""
+    described = text(describe_screenshot(shot, prefix=prefix, scope=scope) + more)
+    return [described, image(shot.jpeg)] if image_last else [image(shot.jpeg), described]
+
+
+def image_beside(shot: ScreenshotResult, described: TextContent) -> list[ContentBlock]:
+    """The image, then a text block of the caller's that says what it is."""
+    return [image(shot.jpeg), described]
+
+
+def capture_blocks(
+    shot: ScreenshotResult, *, scope: str, diff_image: bool, skip_unchanged: bool
+) -> list[ContentBlock]:
+    """capture_screenshot's blocks: the image and its description with the diff's summary, the
+    diff picture instead, or text only when nothing changed."""
+    diff = shot.diff
+    if diff and diff.unchanged and skip_unchanged:
+        return [text(diff.summary)]
+    if not diff:
+        return screenshot_blocks(shot, scope=scope)
+    if diff_image and diff.image:
+        note = (
+            f"\nThe image is the diff: the new screenshot ({diff.image_width}×"
+            f"{diff.image_height} px) with each changed region outlined and numbered, then "
+            "before/after crops of the largest regions."
+        )
+        description = describe_screenshot(shot, scope=scope)
+        return [image(diff.image), text(diff.summary + note), text(description)]
+    return screenshot_blocks(shot, scope=scope, more="\n" + diff.summary)
+
+
+def tile_blocks(shot: ScreenshotResult, tiles: list[Tile]) -> list[ContentBlock]:
+    """A full page in tiles: the summary, then each tile's image with its own text block."""
+    total = tiles[-1].css_y + tiles[-1].css_height
+    blocks: list[ContentBlock] = [
+        text(
+            describe_screenshot(shot, scope="full page")
+            + f"\nThe page ({total:.0f} CSS px) comes as {len(tiles)} tiles, top to bottom."
+        )
+    ]
+    for i, tile in enumerate(tiles, start=1):
+        blocks.append(image(tile.jpeg))
+        blocks.append(
+            text(
+                f"Tile {i}/{len(tiles)}: page CSS y {tile.css_y:.0f}–"
+                f"{tile.css_y + tile.css_height:.0f}, {tile.width}×{tile.height} px, "
+                f"{tile.bytes:,} bytes; screenshot_id {tile.screenshot_id} "
+                "(interact x/y are pixels of this tile)."
+            )
+        )
+    return blocks
 
 
 def _masked_sentence(count: int) -> str:

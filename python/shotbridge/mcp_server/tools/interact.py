@@ -31,6 +31,7 @@ from shotbridge.wire.interact import (
     Tab,
 )
 from shotbridge.wire.model import Model
+from shotbridge.wire.screenshot import ScreenshotResult
 
 ACTION_NAMES = ("navigate", "click", "hover", "type", "keypress", "scroll", "dialog", "cdp")
 NAVIGATIONS = ("url", "back", "forward", "reload")
@@ -259,10 +260,8 @@ def _after_blocks(
     if isinstance(ticket, Refusal):
         return [content.text(f"[Screenshot not included: {ticket.reason}]")]
     if isinstance(shot, dict) and "jpeg" in shot:
-        return [
-            content.image(shot["jpeg"]),
-            content.text(content.describe_screenshot(shot, prefix="Screenshot after it")),
-        ]
+        after = ScreenshotResult.model_validate(shot)
+        return content.screenshot_blocks(after, prefix="Screenshot after it")
     if isinstance(shot, ScreenshotFailed):
         if ticket is not None:
             ticket.cancel()
@@ -285,13 +284,10 @@ def _answered(done: InteractResult) -> str:
 
 
 async def _screenshot_blocks(state: ServerState) -> list[ContentBlock]:
-    shot = await shots.explicit(state, shots.screenshot_args(state))
+    shot = await shots.explicit(state, shots.screenshot_request(state))
     if isinstance(shot, CallToolResult):  # only under shotctl mcp --cooldown
         return [content.text("[Screenshot not included: rate-limited]")]
-    return [
-        content.image(shot["jpeg"]),
-        content.text(content.describe_screenshot(shot, prefix="Screenshot after it")),
-    ]
+    return content.screenshot_blocks(shot, prefix="Screenshot after it")
 
 
 VERBS = {

@@ -16,6 +16,7 @@ from shotbridge.mcp_server.label_map import compact_map
 from shotbridge.mcp_server.state import REQUEST_TIMEOUT_S, ServerState
 from shotbridge.mcp_server.tools import screenshots
 from shotbridge.wire.errors import CommandError, ErrorCode
+from shotbridge.wire.screenshot import Annotation, PageFacts, ScreenshotResult
 
 WHATS = ("page", "errors", "tabs", "screenshots")
 TARGETS = ("interactive", "all_visible", "custom")
@@ -29,62 +30,61 @@ when structure is not enough): a JPEG with numbered labels and a map from each l
 role, name, selector and state, for interact(label=N)."""
 
 
+ANNOTATIONS = ToolAnnotations(
+    title="Observe the browser",
+    read_only_hint=True,
+    destructive_hint=False,
+    idempotent_hint=True,
+    open_world_hint=True,
+)
+
+# The tool's parameters, each with what the model reads about it.
+What = Annotated[
+    str,
+    Field(
+        description="screenshots: the session's timeline of screenshots (the last 20 "
+        "as resources screenshot://{id}), actions and errors.",
+        json_schema_extra={"enum": list(WHATS)},
+    ),
+]
+AnnotateScreenshot = Annotated[
+    bool, Field(description="page: add a screenshot with numbered labels.")
+]
+AnnotationTarget = Annotated[
+    str,
+    Field(
+        description="What to label (custom: annotation_selector).",
+        json_schema_extra={"enum": list(TARGETS)},
+    ),
+]
+AnnotationSelector = Annotated[str | None, Field(description="CSS selector of what to label.")]
+MaxAnnotations = Annotated[int, Field(ge=1, le=100, description="Most labels, in reading order.")]
+IncludeOffscreen = Annotated[
+    bool, Field(description="page: list the controls, off-screen ones too.")
+]
+IncludeThumbnails = Annotated[bool, Field(description="screenshots: add their thumbnails.")]
+MapForm = Annotated[
+    Literal["compact", "full"],
+    Field(description="compact: a line per label; full: JSON with bounds and selectors."),
+]
+
+
 def register(server: MCPServer, state: ServerState) -> None:
     @server.tool(
-        name="observe",
-        description=DESCRIPTION,
-        annotations=ToolAnnotations(
-            title="Observe the browser",
-            read_only_hint=True,
-            destructive_hint=False,
-            idempotent_hint=True,
-            open_world_hint=True,
-        ),
-        structured_output=False,
+        name="observe", description=DESCRIPTION, annotations=ANNOTATIONS, structured_output=False
     )
     async def observe(
-        what: Annotated[
-            str,
-            Field(
-                description="screenshots: the session's timeline of screenshots (the last 20 "
-                "as resources screenshot://{id}), actions and errors.",
-                json_schema_extra={"enum": list(WHATS)},
-            ),
-        ] = "page",
-        annotate_screenshot: Annotated[
-            bool,
-            Field(description="page: add a screenshot with numbered labels."),
-        ] = False,
-        annotation_target: Annotated[
-            str,
-            Field(
-                description="What to label (custom: annotation_selector).",
-                json_schema_extra={"enum": list(TARGETS)},
-            ),
-        ] = "interactive",
-        annotation_selector: Annotated[
-            str | None,
-            Field(description="CSS selector of what to label."),
-        ] = None,
-        max_annotations: Annotated[
-            int, Field(ge=1, le=100, description="Most labels, in reading order.")
-        ] = 50,
-        include_offscreen: Annotated[
-            bool,
-            Field(description="page: list the controls, off-screen ones too."),
-        ] = False,
-        include_thumbnails: Annotated[
-            bool,
-            Field(description="screenshots: add their thumbnails."),
-        ] = False,
-        map: Annotated[
-            Literal["compact", "full"],
-            Field(description="compact: a line per label; full: JSON with bounds and selectors."),
-        ] = "compact",
+        what: What = "page",
+        annotate_screenshot: AnnotateScreenshot = False,
+        annotation_target: AnnotationTarget = "interactive",
+        annotation_selector: AnnotationSelector = None,
+        max_annotations: MaxAnnotations = 50,
+        include_offscreen: IncludeOffscreen = False,
+        include_thumbnails: IncludeThumbnails = False,
+        map: MapForm = "compact",
     ) -> CallToolResult:
         if what not in WHATS:
             raise ToolError(f"Unknown what={what!r}. Valid values: {', '.join(WHATS)}.")
-        blocks: list[ContentBlock]
         if annotate_screenshot:
             if what != "page":
                 raise ToolError("annotate_screenshot works only with what='page'.")
@@ -92,20 +92,26 @@ def register(server: MCPServer, state: ServerState) -> None:
             return await _annotated(
                 state, annotation_target, annotation_selector, max_annotations, full
             )
-        if what == "page":
-            page = await _page(state)
-            if include_offscreen and not page.get("restricted"):
-                page.update(await _elements(state))
-            blocks = [content.json_text(page)]
-        elif what == "errors":
-            blocks = [content.json_text(await _errors(state))]
-        elif what == "screenshots":
-            blocks = await screenshots.observe_blocks(state, include_thumbnails)
-        else:
-            blocks = [content.json_text(await _tabs(state))]
+        blocks = await _look(state, what, include_offscreen, include_thumbnails)
         if state.settings.auto_screenshot_for(what):
             blocks += await shots.auto_blocks(state)
         return content.result(blocks, tool="observe")
+
+
+async def _look(
+    state: ServerState, what: str, include_offscreen: bool, include_thumbnails: bool
+) -> list[ContentBlock]:
+    """The text answer for ``what`` (no labelled image)."""
+    if what == "page":
+        page = await _page(state)
+        if include_offscreen and not page.get("restricted"):
+            page.update(await _elements(state))
+        return [content.json_text(page)]
+    if what == "errors":
+        return [content.json_text(await _errors(state))]
+    if what == "screenshots":
+        return await screenshots.observe_blocks(state, include_thumbnails)
+    return [content.json_text(await _tabs(state))]
 
 
 def _count(value: Any) -> int:
@@ -228,9 +234,7 @@ async def _tabs(state: ServerState) -> dict[str, Any]:
     return {"tracked_tab": tracked, "tabs": tabs}
 
 
-async def _annotated(
-    state: ServerState, target: str, selector: str | None, max_annotations: int, full: bool
-) -> CallToolResult:
+def _check_target(target: str, selector: str | None) -> None:
     if target not in TARGETS:
         raise ToolError(
             f"Unknown annotation_target={target!r}. Valid values: {', '.join(TARGETS)}."
@@ -239,7 +243,13 @@ async def _annotated(
         raise invalid_selector(None, "annotation_target='custom' needs annotation_selector")
     if selector and target != "custom":
         raise ToolError("annotation_selector is used only with annotation_target='custom'.")
-    args = shots.screenshot_args(
+
+
+async def _annotated(
+    state: ServerState, target: str, selector: str | None, max_annotations: int, full: bool
+) -> CallToolResult:
+    _check_target(target, selector)
+    args = shots.screenshot_request(
         state,
         annotate=True,
         target=target,
@@ -263,40 +273,45 @@ async def _annotated(
         raise shot
     if isinstance(shot, CallToolResult):  # the cooldown refused it
         return shot
-    ready = shot.get("ready_state") or (info.get("ready_state") if isinstance(info, dict) else None)
-    annotations = [_annotation(a) for a in shot.get("annotations", [])]
+    mapping = _label_map(shot, info.get("ready_state") if isinstance(info, dict) else None)
+    # The text alone says what the image is (URL, size, masks), for clients that drop images.
+    text = content.json_text(mapping) if full else content.text(compact_map(mapping))
+    return content.result(content.image_beside(shot, text), tool="observe")
+
+
+def _label_map(shot: ScreenshotResult, ready: str | None) -> dict[str, Any]:
+    """The page, its labels and the image's facts, as the annotated observe answers them."""
+    annotations = [_annotation(a) for a in shot.annotations]
     mapping: dict[str, Any] = {
         "page": {
-            "url": shot.get("url"),
-            "title": shot.get("title"),
-            "viewport": shot.get("viewport"),
+            "url": shot.url,
+            "title": shot.title,
+            "viewport": shot.viewport.model_dump(),
             "readyState": ready,
-            **_page_facts(shot.get("page")),
+            **_page_facts(shot.page),
         },
         "annotations": annotations,
-        "total_found": shot.get("total_found", len(annotations)),
+        "total_found": shot.total_found,
         "image": content.image_facts(shot),
     }
     # Covered controls (with what covers them), frames and crowding hints: only when there are any.
-    for key in ("hidden", "frames", "notes"):
-        if shot.get(key):
-            mapping[key] = shot[key]
+    hidden = [h.model_dump() for h in shot.hidden]
+    for key, value in (("hidden", hidden), ("frames", shot.frames), ("notes", shot.notes)):
+        if value:
+            mapping[key] = value
     if note := _loading_note(ready):
         mapping["notes"] = [note, *mapping.get("notes", [])]
-    # The text alone says what the image is (URL, size, masks), for clients that drop images.
-    text = content.json_text(mapping) if full else content.text(compact_map(mapping))
-    blocks: list[ContentBlock] = [content.image(shot["jpeg"]), text]
-    return content.result(blocks, tool="observe")
+    return mapping
 
 
-def _page_facts(page: dict[str, Any] | None) -> dict[str, Any]:
+def _page_facts(page: PageFacts | None) -> dict[str, Any]:
     """Headings and counts the annotated screenshot found, named as observe(page) names them."""
     if not page:
         return {}
     return {
-        "headings": page.get("headings", []),
-        "form_count": _count(page.get("forms")),
-        "interactive_count": _count(page.get("interactive_count")),
+        "headings": page.headings,
+        "form_count": _count(page.forms),
+        "interactive_count": _count(page.interactive_count),
     }
 
 
@@ -304,17 +319,18 @@ def _page_facts(page: dict[str, Any] | None) -> dict[str, Any]:
 OPTIONAL = ("shadow_selector", "locator", "state", "type", "proxy", "frame")
 
 
-def _annotation(a: dict[str, Any]) -> dict[str, Any]:
+def _annotation(a: Annotation) -> dict[str, Any]:
     out = {
-        "label": a["label"],
-        "selector": a["selector"],
-        "tag": a.get("tag", ""),
-        "role": a.get("role", ""),
-        "name": a.get("name", ""),
-        "text": (a.get("text") or "")[:TEXT_MAX],
-        "bounds": a["bounds"],
-        "interactionHint": a.get("interactionHint") or a.get("interaction_hint", "clickable"),
-        "in_viewport": a.get("in_viewport", True),
+        "label": a.label,
+        "selector": a.selector,
+        "tag": a.tag,
+        "role": a.role,
+        "name": a.name,
+        "text": a.text[:TEXT_MAX],
+        "bounds": a.bounds.model_dump(),
+        "interactionHint": a.interactionHint or "clickable",
+        "in_viewport": a.in_viewport,
     }
-    out.update({k: a[k] for k in OPTIONAL if a.get(k)})
+    extra = a.model_dump(include=set(OPTIONAL))
+    out.update({k: extra[k] for k in OPTIONAL if extra[k]})
     return out
