@@ -275,6 +275,7 @@ export function readField(f, v) {
  */
 export function parseArgs(cmd, args) {
   const spec = COMMAND_ARGS[cmd];
+  if (!spec) throw new ShotError(Code.INTERNAL, `${cmd} has no argument table in lib/args.js`);
   /** @type {Record<string, any>} */
   const a = {};
   for (const [name, f] of Object.entries(spec.fields)) a[name] = readField(f, args[name]);

@@ -338,48 +338,18 @@ function planClip(pre, metrics, a) {
   const vp = pre.viewport;
   const sc = pre.scroll;
   const content = metrics?.cssContentSize || { width: 0, height: 0 };
-  const pageWidth = Math.max(pre.document.width, content.width);
-  const pageHeight = Math.max(pre.document.height, content.height);
+  const page = { width: Math.max(pre.document.width, content.width), height: Math.max(pre.document.height, content.height) };
+  const pageHeight = page.height;
   let truncated = false;
   /** @type {Rect} viewport-relative CSS px */
   let area;
   if (a.selector !== null) {
-    const t = pre.target;
-    if (!t) throw new ShotError(Code.INTERNAL, 'probe did not resolve the selector');
-    if (t.error) throw new ShotError(t.error.code, t.error.message);
-    const r = t.rect;
-    // Clamp to the document: CDP cannot paint outside it.
-    const x0 = Math.max(r.x, -sc.x);
-    const y0 = Math.max(r.y, -sc.y);
-    const x1 = Math.min(r.x + r.width, pageWidth - sc.x);
-    let y1 = Math.min(r.y + r.height, pageHeight - sc.y);
-    if (!(x1 - x0 > 0 && y1 - y0 > 0)) {
-      throw new ShotError(Code.CAPTURE_FAILED, `The element matching "${a.selector}" has no visible size (${r.width}x${r.height} CSS px).`);
-    }
-    if (y1 - y0 > a.max_height_css) {
-      y1 = y0 + a.max_height_css;
-      truncated = true;
-    }
-    area = { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+    ({ area, truncated } = elementArea(pre, page, a));
   } else if (a.full_page) {
     const h = Math.min(pageHeight, a.max_height_css);
     truncated = pageHeight > a.max_height_css;
-    area = { x: -sc.x, y: -sc.y, width: pageWidth, height: h };
-    if (a.tile !== null) {
-      const t = planTiles(pageWidth, h, a.scale ?? dpr, a.tile);
-      const tileClipScale = t.scale / dpr;
-      return {
-        area,
-        truncated,
-        pageHeight,
-        clip: { x: 0, y: 0, width: pageWidth, height: h, scale: tileClipScale },
-        tiles: t.bands.map((b) => ({
-          area: { x: -sc.x, y: b.y - sc.y, width: pageWidth, height: b.height },
-          clip: { x: 0, y: b.y, width: pageWidth, height: b.height, scale: tileClipScale },
-        })),
-        captureBeyondViewport: true,
-      };
-    }
+    area = { x: -sc.x, y: -sc.y, width: page.width, height: h };
+    if (a.tile !== null) return { area, truncated, pageHeight, ...tilePlan(pre, page.width, h, a), captureBeyondViewport: true };
   } else {
     area = { x: 0, y: 0, width: vp.width, height: vp.height };
   }
@@ -397,6 +367,57 @@ function planClip(pre, metrics, a) {
     /** @type {{area: Rect, clip: object}[] | null} */
     tiles: null,
     captureBeyondViewport: !inViewport,
+  };
+}
+
+/**
+ * The element's box clamped to the document (CDP cannot paint outside it) and cut at
+ * max_height_css, viewport-relative.
+ * @param {any} pre the probe, which resolved the selector
+ * @param {{width: number, height: number}} page the document's size, CSS px
+ * @param {CaptureArgs} a
+ * @returns {{area: Rect, truncated: boolean}}
+ */
+function elementArea(pre, page, a) {
+  const t = pre.target;
+  const sc = pre.scroll;
+  if (!t) throw new ShotError(Code.INTERNAL, 'probe did not resolve the selector');
+  if (t.error) throw new ShotError(t.error.code, t.error.message);
+  const r = t.rect;
+  // Clamp to the document: CDP cannot paint outside it.
+  const x0 = Math.max(r.x, -sc.x);
+  const y0 = Math.max(r.y, -sc.y);
+  const x1 = Math.min(r.x + r.width, page.width - sc.x);
+  let y1 = Math.min(r.y + r.height, page.height - sc.y);
+  if (!(x1 - x0 > 0 && y1 - y0 > 0)) {
+    throw new ShotError(Code.CAPTURE_FAILED, `The element matching "${a.selector}" has no visible size (${r.width}x${r.height} CSS px).`);
+  }
+  let truncated = false;
+  if (y1 - y0 > a.max_height_css) {
+    y1 = y0 + a.max_height_css;
+    truncated = true;
+  }
+  return { area: { x: x0, y: y0, width: x1 - x0, height: y1 - y0 }, truncated };
+}
+
+/**
+ * A full page as bands that each fit the tile caps (lib/tiles.js), at one scale.
+ * @param {any} pre
+ * @param {number} pageWidth
+ * @param {number} h the height captured (the page's, cut at max_height_css)
+ * @param {CaptureArgs} a with `tile`
+ */
+function tilePlan(pre, pageWidth, h, a) {
+  const dpr = pre.device_pixel_ratio;
+  const sc = pre.scroll;
+  const t = planTiles(pageWidth, h, a.scale ?? dpr, /** @type {TileCaps} */ (a.tile));
+  const tileClipScale = t.scale / dpr;
+  return {
+    clip: { x: 0, y: 0, width: pageWidth, height: h, scale: tileClipScale },
+    tiles: t.bands.map((b) => ({
+      area: { x: -sc.x, y: b.y - sc.y, width: pageWidth, height: b.height },
+      clip: { x: 0, y: b.y, width: pageWidth, height: b.height, scale: tileClipScale },
+    })),
   };
 }
 
@@ -456,114 +477,153 @@ async function cdpAttempts(ctx, tabId, active, a, timings, dbg) {
  * @param {number} attempt 1-based
  */
 async function cdpAttempt(ctx, tabId, active, a, timings, dbg, attempt) {
-  {
-    ctx.step = 'probe page + Page.getLayoutMetrics';
-    const [loader, pre, metrics] = await Promise.all([
-      loaderOf(dbg),
-      timed(timings, 'masks', probe(tabId, a.selector, a.mask_selectors, { freeze: true })),
-      timed(timings, 'metrics', dbg.send('Page.getLayoutMetrics')),
-    ]);
-    noteSecrets(tabId, pre);
-    if (!pre.painted) {
-      // A new document: Chrome still shows the old one's pixels until it paints.
-      if (attempt >= MAX_ATTEMPTS) throw refuse('the page had not painted');
-      await awaitFirstPaint(ctx, tabId);
-      return null;
-    }
-    const plan = planClip(pre, metrics, a);
-    ctx.step = 'Page.captureScreenshot';
-    timings.shoot_at = epochMs();
-    // Rendered at the output size, the image may leave the host as Chrome encoded it: then the
-    // host asks for its own final quality here (fit_quality) instead of an intermediate one.
-    const quality = 'fitted' in plan && plan.fitted && a.fit_quality !== null ? a.fit_quality : a.quality;
-    const shoot = (/** @type {object} */ clip) => dbg.send('Page.captureScreenshot', {
-      format: a.format,
-      ...(a.format === 'jpeg' ? { quality } : {}),
-      clip,
-      fromSurface: true,
-      captureBeyondViewport: plan.captureBeyondViewport,
-    });
-    /** @type {Promise<any>} */
-    let screenshot;
-    /** @type {{area: Rect, data: string}[] | null} */
-    let tileShots = null;
-    if (plan.tiles) {
-      // One band at a time: each is a bounded image, never the 32 768 px strip of a DPR 2 page.
-      const tiles = plan.tiles;
-      screenshot = (async () => {
-        tileShots = [];
-        for (const [i, t] of tiles.entries()) {
-          ctx.step = `Page.captureScreenshot (tile ${i + 1} of ${tiles.length})`;
-          tileShots.push({ area: t.area, data: (await shoot(t.clip)).data });
-        }
-        return { data: tileShots[0].data };
-      })();
-    } else {
-      screenshot = shoot(plan.clip);
-    }
-    if (!active) {
-      // Chrome does not paint background tabs; the screenshot then waits for a frame that may
-      // never come. Bound the wait and say why instead of burning the whole timeout.
-      const waitMs = Math.max(500, Math.min(BACKGROUND_WAIT_MS, ctx.remainingMs() - 200));
-      screenshot = Promise.race([screenshot, sleep(waitMs).then(() => {
-        throw new ShotError(Code.CAPTURE_FAILED,
-          `Chrome did not paint tab ${tabId} within ${Math.round(waitMs)} ms: it is not the active tab of its window ` +
-          'and background tabs are not rendered. Make it the active tab, then retry.');
-      })]);
-    }
-    const watch = watchLoader(dbg, loader);
-    /** @type {any} */
-    let shot;
-    try {
-      shot = await timed(timings, 'capture', Promise.race([screenshot, watch.moved]));
-    } finally {
-      watch.stop();
-    }
-    timings.image_at = epochMs(); // Chrome has handed us the pixels
-    // One image, one document: the same document (loader and page-side id), URL and scroll
-    // before and after the pixels, or the masks may describe another page. The second probe's
-    // masks are added too: they hold every place a secret took since the first one (the page
-    // watched each DOM change, scroll, new animation and frame in between).
-    ctx.step = 'check the document after capture';
-    const [loaderAfter, post, after] = await Promise.all([
-      loaderOf(dbg),
-      timed(timings, 'masks', probe(tabId, null, a.mask_selectors, { thaw: true })),
-      timed(timings, 'metrics', dbg.send('Page.getLayoutMetrics')),
-    ]);
-    if (post.watch_expired) throw new ShotError(Code.CAPTURE_FAILED, WATCH_EXPIRED);
-    const why = loader !== loaderAfter ? 'the page navigated to another document'
-      : !sameViewport(metrics, after) ? 'the page scrolled or resized' : documentMismatch(pre, post);
-    if (why) {
-      if (attempt >= MAX_ATTEMPTS) throw refuse(why);
-      return null;
-    }
-    const dataUrl = `data:image/${a.format};base64,${shot.data}`;
-    const tiles = tileShots === null ? undefined : /** @type {{area: Rect, data: string}[]} */ (tileShots).map((t) => ({
-      data_url: `data:image/${a.format};base64,${t.data}`,
-      origin: { x: t.area.x, y: t.area.y },
-      css_size: { width: t.area.width, height: t.area.height },
-    }));
-    checkSize(tiles ? tiles.reduce((n, t) => n + t.data_url.length, 0) : dataUrl);
-    return {
-      ...(tiles ? { tiles } : {}),
-      data_url: dataUrl,
-      method: 'cdp',
-      ...(a.format === 'jpeg' ? { quality } : {}),
-      url: pre.url,
-      title: pre.title,
-      tab_id: tabId,
-      device_pixel_ratio: pre.device_pixel_ratio,
-      viewport: pre.viewport,
-      scroll: pre.scroll,
-      origin: { x: plan.area.x, y: plan.area.y },
-      css_size: { width: plan.area.width, height: plan.area.height },
-      masks: masksFor(plan.area, pre, post),
-      unavailable: [],
-      truncated: plan.truncated,
-      page_height: plan.pageHeight,
-      timings: { ...timings, return_at: epochMs() },
-    };
+  ctx.step = 'probe page + Page.getLayoutMetrics';
+  const [loader, pre, metrics] = await Promise.all([
+    loaderOf(dbg),
+    timed(timings, 'masks', probe(tabId, a.selector, a.mask_selectors, { freeze: true })),
+    timed(timings, 'metrics', dbg.send('Page.getLayoutMetrics')),
+  ]);
+  noteSecrets(tabId, pre);
+  if (!pre.painted) {
+    // A new document: Chrome still shows the old one's pixels until it paints.
+    if (attempt >= MAX_ATTEMPTS) throw refuse('the page had not painted');
+    await awaitFirstPaint(ctx, tabId);
+    return null;
   }
+  const plan = planClip(pre, metrics, a);
+  ctx.step = 'Page.captureScreenshot';
+  timings.shoot_at = epochMs();
+  // Rendered at the output size, the image may leave the host as Chrome encoded it: then the
+  // host asks for its own final quality here (fit_quality) instead of an intermediate one.
+  const quality = 'fitted' in plan && plan.fitted && a.fit_quality !== null ? a.fit_quality : a.quality;
+  const { shot, tileShots } = await cdpShoot(ctx, tabId, active, a, plan, quality, dbg, loader, timings);
+  timings.image_at = epochMs(); // Chrome has handed us the pixels
+  // One image, one document: the same document (loader and page-side id), URL and scroll
+  // before and after the pixels, or the masks may describe another page. The second probe's
+  // masks are added too: they hold every place a secret took since the first one (the page
+  // watched each DOM change, scroll, new animation and frame in between).
+  ctx.step = 'check the document after capture';
+  const [loaderAfter, post, after] = await Promise.all([
+    loaderOf(dbg),
+    timed(timings, 'masks', probe(tabId, null, a.mask_selectors, { thaw: true })),
+    timed(timings, 'metrics', dbg.send('Page.getLayoutMetrics')),
+  ]);
+  if (post.watch_expired) throw new ShotError(Code.CAPTURE_FAILED, WATCH_EXPIRED);
+  const why = loader !== loaderAfter ? 'the page navigated to another document'
+    : !sameViewport(metrics, after) ? 'the page scrolled or resized' : documentMismatch(pre, post);
+  if (why) {
+    if (attempt >= MAX_ATTEMPTS) throw refuse(why);
+    return null;
+  }
+  const shots = { data: shot.data, tiles: tileShots, quality };
+  return cdpResult(a, tabId, plan, pre, post, shots, timings);
+}
+
+/**
+ * Page.captureScreenshot of the plan's clip (or of each of its bands, one at a time), bounded for
+ * a background tab and abandoned when the page navigates to another document.
+ * @param {import('./context.js').CommandContext} ctx
+ * @param {number} tabId
+ * @param {boolean} active
+ * @param {CaptureArgs} a
+ * @param {any} plan from planClip
+ * @param {number} quality
+ * @param {import('./debugger.js').DebuggerHandle} dbg
+ * @param {string} loader the top frame's loader before the pixels
+ * @param {Record<string, number>} timings
+ * @returns {Promise<{shot: any, tileShots: {area: Rect, data: string}[] | null}>}
+ */
+async function cdpShoot(ctx, tabId, active, a, plan, quality, dbg, loader, timings) {
+  const shoot = (/** @type {object} */ clip) => dbg.send('Page.captureScreenshot', {
+    format: a.format,
+    ...(a.format === 'jpeg' ? { quality } : {}),
+    clip,
+    fromSurface: true,
+    captureBeyondViewport: plan.captureBeyondViewport,
+  });
+  /** @type {{area: Rect, data: string}[] | null} */
+  let tileShots = null;
+  /** @type {Promise<any>} */
+  let screenshot;
+  if (plan.tiles) {
+    // One band at a time: each is a bounded image, never the 32 768 px strip of a DPR 2 page.
+    const tiles = /** @type {{area: Rect, clip: object}[]} */ (plan.tiles);
+    screenshot = (async () => {
+      tileShots = [];
+      for (const [i, t] of tiles.entries()) {
+        ctx.step = `Page.captureScreenshot (tile ${i + 1} of ${tiles.length})`;
+        tileShots.push({ area: t.area, data: (await shoot(t.clip)).data });
+      }
+      return { data: tileShots[0].data };
+    })();
+  } else {
+    screenshot = shoot(plan.clip);
+  }
+  if (!active) screenshot = boundForBackground(ctx, tabId, screenshot);
+  const watch = watchLoader(dbg, loader);
+  try {
+    const shot = await timed(timings, 'capture', Promise.race([screenshot, watch.moved]));
+    return { shot, tileShots };
+  } finally {
+    watch.stop();
+  }
+}
+
+/**
+ * Chrome does not paint background tabs; a screenshot then waits for a frame that may never come.
+ * Bound the wait and say why instead of burning the whole timeout.
+ * @template T
+ * @param {import('./context.js').CommandContext} ctx
+ * @param {number} tabId
+ * @param {Promise<T>} screenshot
+ * @returns {Promise<T>}
+ */
+function boundForBackground(ctx, tabId, screenshot) {
+  const waitMs = Math.max(500, Math.min(BACKGROUND_WAIT_MS, ctx.remainingMs() - 200));
+  return Promise.race([screenshot, sleep(waitMs).then(() => {
+    throw new ShotError(Code.CAPTURE_FAILED,
+      `Chrome did not paint tab ${tabId} within ${Math.round(waitMs)} ms: it is not the active tab of its window ` +
+      'and background tabs are not rendered. Make it the active tab, then retry.');
+  })]);
+}
+
+/**
+ * The reply of a CDP capture whose document held still around its pixels.
+ * @param {CaptureArgs} a
+ * @param {number} tabId
+ * @param {any} plan from planClip
+ * @param {any} pre the probe before the pixels
+ * @param {any} post the probe after them
+ * @param {{data: string, tiles: {area: Rect, data: string}[] | null, quality: number}} shots
+ * @param {Record<string, number>} timings
+ */
+function cdpResult(a, tabId, plan, pre, post, shots, timings) {
+  const dataUrl = `data:image/${a.format};base64,${shots.data}`;
+  const tiles = shots.tiles === null ? undefined : shots.tiles.map((t) => ({
+    data_url: `data:image/${a.format};base64,${t.data}`,
+    origin: { x: t.area.x, y: t.area.y },
+    css_size: { width: t.area.width, height: t.area.height },
+  }));
+  checkSize(tiles ? tiles.reduce((n, t) => n + t.data_url.length, 0) : dataUrl);
+  return {
+    ...(tiles ? { tiles } : {}),
+    data_url: dataUrl,
+    method: 'cdp',
+    ...(a.format === 'jpeg' ? { quality: shots.quality } : {}),
+    url: pre.url,
+    title: pre.title,
+    tab_id: tabId,
+    device_pixel_ratio: pre.device_pixel_ratio,
+    viewport: pre.viewport,
+    scroll: pre.scroll,
+    origin: { x: plan.area.x, y: plan.area.y },
+    css_size: { width: plan.area.width, height: plan.area.height },
+    masks: masksFor(plan.area, pre, post),
+    unavailable: [],
+    truncated: plan.truncated,
+    page_height: plan.pageHeight,
+    timings: { ...timings, return_at: epochMs() },
+  };
 }
 
 // captureVisibleTab is Chrome's cheapest path to what is on screen: it reads the last frame
@@ -619,44 +679,7 @@ async function captureVisible(ctx, tab, a, timings, why) {
       `Tab ${tabId} is not the active tab of its window; a visible-area capture needs it in front (or use method "cdp").`);
   }
   for (let attempt = 1; ; attempt++) {
-    // No debugger here: the page's own animations are paused (where it has secrets) from the
-    // first probe to the second, which resumes them.
-    let pre;
-    let dataUrl;
-    /** @type {unknown} */
-    let failed = null;
-    try {
-      pre = await timed(timings, 'masks', probe(tabId, a.selector, a.mask_selectors, { freeze: true }));
-      // A bad selector is the caller's error even when only the visible area can be captured.
-      if (pre.target?.error) throw new ShotError(pre.target.error.code, pre.target.error.message);
-      // captureVisibleTab reads the last frame the window showed, which can lag behind: a young
-      // document may still be on screen as its predecessor. Only an established one is taken
-      // this way (method "auto" then uses CDP, which renders a fresh frame).
-      if (pre.paint_age_ms < VISIBLE_MIN_AGE_MS) {
-        // "auto" tries CDP for a young page; when CDP is the path that failed (`why`), wait.
-        if (a.method !== 'visible' && !why) throw new ShotError(Code.CAPTURE_FAILED, 'the page is too new for a visible-area capture');
-        await sleep(VISIBLE_MIN_AGE_MS - Math.max(0, pre.paint_age_ms));
-        throw new Moved('the page kept loading new documents');
-      }
-      // Secrets in motion: CDP pauses the animations and renders a fresh frame; here the last
-      // shown frame may predate the pause (measured: 2 of 20 leaked), so "auto" hands over to
-      // CDP and "visible" refuses.
-      if (pre.frozen > 0) throw new AnimatedSecrets();
-      noteSecrets(tabId, pre);
-      if (pre.hasSecrets || pre.watching) {
-        if (HEADLESS && a.method === 'auto' && !why) throw new SecretsToCdp();
-        // The last frame shown may predate this probe and its watch: let two frames pass.
-        await callPage(tabId, 'nextPaint', { max_ms: 300 }).catch(() => {});
-      }
-      timings.shoot_at = epochMs();
-      dataUrl = await timed(timings, 'capture', captureVisibleTab(tab.windowId, {
-        format: a.format,
-        ...(a.format === 'jpeg' ? { quality: a.quality } : {}),
-      }));
-      timings.image_at = epochMs();
-    } catch (e) {
-      failed = e;
-    }
+    const { pre, dataUrl, failed } = await visibleShot(tabId, tab.windowId, a, timings, why);
     // "auto" hands animated secrets over to CDP still paused: resuming them first and pausing
     // them again there let a moving field slip past its mask (2 of 10 auto captures).
     const keepFrozen = failed instanceof AnimatedSecrets && a.method === 'auto';
@@ -677,31 +700,94 @@ async function captureVisible(ctx, tab, a, timings, why) {
       if (!pre.painted) await awaitFirstPaint(ctx, tabId);
       continue;
     }
-    checkSize(dataUrl);
-    const dpr = pre.device_pixel_ratio;
-    /** @type {string[]} */
-    const unavailable = [];
-    if (a.full_page) unavailable.push(`full_page: ${why}`);
-    if (a.selector !== null) unavailable.push(`selector: ${why}`);
-    if (a.scale !== null && Math.abs(a.scale - dpr) > 1e-6) unavailable.push(`scale: ${why}; the image is at devicePixelRatio ${dpr}`);
-    const area = { x: 0, y: 0, width: pre.viewport.width, height: pre.viewport.height };
-    return {
-      data_url: dataUrl,
-      method: 'visible',
-      ...(a.format === 'jpeg' ? { quality: a.quality } : {}),
-      url: pre.url,
-      title: pre.title,
-      tab_id: tabId,
-      device_pixel_ratio: dpr,
-      viewport: pre.viewport,
-      scroll: pre.scroll,
-      origin: { x: 0, y: 0 },
-      css_size: { width: area.width, height: area.height },
-      masks: masksFor(area, pre, post),
-      unavailable,
-      truncated: false,
-      page_height: pre.document.height,
-      timings: { ...timings, return_at: epochMs() },
-    };
+    return visibleResult(a, tabId, pre, post, /** @type {string} */ (dataUrl), timings, why);
   }
+}
+
+/**
+ * The first probe and the visible frame, or why there is no frame (`failed`, with the probe when
+ * it got that far): the caller still takes the second probe, which resumes what the first paused.
+ * @param {number} tabId
+ * @param {number} windowId
+ * @param {CaptureArgs} a
+ * @param {Record<string, number>} timings
+ * @param {string} why reason the CDP-only modes are unavailable ('' when "auto" may still use CDP)
+ * @returns {Promise<{pre: any, dataUrl: string | undefined, failed: unknown}>}
+ */
+async function visibleShot(tabId, windowId, a, timings, why) {
+  // No debugger here: the page's own animations are paused (where it has secrets) from the
+  // first probe to the second, which resumes them.
+  let pre;
+  try {
+    pre = await timed(timings, 'masks', probe(tabId, a.selector, a.mask_selectors, { freeze: true }));
+    // A bad selector is the caller's error even when only the visible area can be captured.
+    if (pre.target?.error) throw new ShotError(pre.target.error.code, pre.target.error.message);
+    // captureVisibleTab reads the last frame the window showed, which can lag behind: a young
+    // document may still be on screen as its predecessor. Only an established one is taken
+    // this way (method "auto" then uses CDP, which renders a fresh frame).
+    if (pre.paint_age_ms < VISIBLE_MIN_AGE_MS) {
+      // "auto" tries CDP for a young page; when CDP is the path that failed (`why`), wait.
+      if (a.method !== 'visible' && !why) throw new ShotError(Code.CAPTURE_FAILED, 'the page is too new for a visible-area capture');
+      await sleep(VISIBLE_MIN_AGE_MS - Math.max(0, pre.paint_age_ms));
+      throw new Moved('the page kept loading new documents');
+    }
+    // Secrets in motion: CDP pauses the animations and renders a fresh frame; here the last
+    // shown frame may predate the pause (measured: 2 of 20 leaked), so "auto" hands over to
+    // CDP and "visible" refuses.
+    if (pre.frozen > 0) throw new AnimatedSecrets();
+    noteSecrets(tabId, pre);
+    if (pre.hasSecrets || pre.watching) {
+      if (HEADLESS && a.method === 'auto' && !why) throw new SecretsToCdp();
+      // The last frame shown may predate this probe and its watch: let two frames pass.
+      await callPage(tabId, 'nextPaint', { max_ms: 300 }).catch(() => {});
+    }
+    timings.shoot_at = epochMs();
+    const dataUrl = await timed(timings, 'capture', captureVisibleTab(windowId, {
+      format: a.format,
+      ...(a.format === 'jpeg' ? { quality: a.quality } : {}),
+    }));
+    timings.image_at = epochMs();
+    return { pre, dataUrl, failed: null };
+  } catch (e) {
+    return { pre, dataUrl: undefined, failed: e };
+  }
+}
+
+/**
+ * The reply of a visible-area capture whose document held still around its frame.
+ * @param {CaptureArgs} a
+ * @param {number} tabId
+ * @param {any} pre the probe before the frame
+ * @param {any} post the probe after it
+ * @param {string} dataUrl
+ * @param {Record<string, number>} timings
+ * @param {string} why reason the CDP-only modes are unavailable
+ */
+function visibleResult(a, tabId, pre, post, dataUrl, timings, why) {
+  checkSize(dataUrl);
+  const dpr = pre.device_pixel_ratio;
+  /** @type {string[]} */
+  const unavailable = [];
+  if (a.full_page) unavailable.push(`full_page: ${why}`);
+  if (a.selector !== null) unavailable.push(`selector: ${why}`);
+  if (a.scale !== null && Math.abs(a.scale - dpr) > 1e-6) unavailable.push(`scale: ${why}; the image is at devicePixelRatio ${dpr}`);
+  const area = { x: 0, y: 0, width: pre.viewport.width, height: pre.viewport.height };
+  return {
+    data_url: dataUrl,
+    method: 'visible',
+    ...(a.format === 'jpeg' ? { quality: a.quality } : {}),
+    url: pre.url,
+    title: pre.title,
+    tab_id: tabId,
+    device_pixel_ratio: dpr,
+    viewport: pre.viewport,
+    scroll: pre.scroll,
+    origin: { x: 0, y: 0 },
+    css_size: { width: area.width, height: area.height },
+    masks: masksFor(area, pre, post),
+    unavailable,
+    truncated: false,
+    page_height: pre.document.height,
+    timings: { ...timings, return_at: epochMs() },
+  };
 }

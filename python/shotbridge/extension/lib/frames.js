@@ -206,14 +206,17 @@ export async function discoverAll(tabId, args) {
   for (const a of answers) if (a.value && Array.isArray(a.value.frame_path)) byPath.set(a.value.frame_path.join('/'), a.value);
 
   const viewport = { x: 0, y: 0, width: top.viewport.width, height: top.viewport.height };
-  /** @type {any[]} */
-  const elements = top.elements.map((/** @type {any} */ e) => ({ ...e }));
-  const hidden = [...(top.hidden || [])];
-  /** @type {Rect[]} text in frames too: badges keep off it (top-page px, clipped to the frame) */
-  const texts = [...(top.text_rects || [])];
+  const joined = {
+    /** @type {any[]} */
+    elements: top.elements.map((/** @type {any} */ e) => ({ ...e })),
+    /** @type {any[]} */
+    hidden: [...(top.hidden || [])],
+    /** @type {Rect[]} text in frames too: badges keep off it (top-page px, clipped to the frame) */
+    texts: [...(top.text_rects || [])],
+    total: top.total_found,
+  };
   /** @type {any[]} */
   const frames = [];
-  let total = top.total_found;
   /** @type {{value: any, offset: Point, clip: Rect | null, chain: string[], loc: string | null}[]} */
   const queue = [{ value: top, offset: { x: 0, y: 0 }, clip: args.include_offscreen ? null : viewport, chain: [], loc: '' }];
   while (queue.length) {
@@ -228,34 +231,10 @@ export async function discoverAll(tabId, args) {
       if (!value || !clip || chain.length > MAX_DEPTH) continue;
       const loc = parent.loc !== null && child.css ? `${parent.loc}frameLocator(${js(child.css)}).` : null;
       queue.push({ value, offset: { x: box.x, y: box.y }, clip, chain, loc });
-      for (const h of value.hidden || []) hidden.push({ ...h, frame: chain });
-      for (const t of value.text_rects || []) {
-        const r = texts.length < 2000 && intersect(shift(t, { x: box.x, y: box.y }), clip);
-        if (r) texts.push(r);
-      }
-      total += value.total_found;
-      for (const e of value.elements) {
-        const bounds = intersect(shift(e.bounds, { x: box.x, y: box.y }), clip);
-        if (!bounds) continue;
-        if (child.covered_by) {
-          // A modal over the iframe: its controls are there but cannot be reached.
-          hidden.push({ selector: e.selector, role: e.role, name: e.name, hidden_by: child.covered_by, frame: chain });
-          continue;
-        }
-        const area = e.bounds.width * e.bounds.height;
-        elements.push({
-          ...e,
-          bounds,
-          frame: chain,
-          // Our own selector syntax: ">>>" steps into the iframe as into a shadow root.
-          shadow_selector: [...chain, e.selector || e.shadow_selector].join(' >>> '),
-          locator: loc !== null && e.locator ? `${loc}${e.locator}` : '',
-          in_viewport: e.in_viewport && (args.include_offscreen ? true : bounds.width * bounds.height > 0.5 * area),
-        });
-        info.labelled++;
-      }
+      info.labelled = joinFrame(value, child, { box, clip, chain, loc }, args.include_offscreen, joined);
     }
   }
+  const { elements, hidden, texts, total } = joined;
   const ordered = L.readingOrder(elements.map((e) => ({ e, bounds: e.bounds }))).map((/** @type {any} */ o) => o.e);
   const kept = ordered.slice(0, args.max);
   return {
@@ -267,6 +246,48 @@ export async function discoverAll(tabId, args) {
     notes: L.crowding(kept.map((e) => e.bounds), args.max, Math.max(total, ordered.length)),
     ...(args.text_rects ? { text_rects: texts } : {}),
   };
+}
+
+/**
+ * One frame's answer added to the joined lists: its hidden controls, text boxes and elements,
+ * offset into top-page px and clipped to the visible part of its iframe.
+ * @param {any} value the frame's discover answer
+ * @param {any} child its iframe as the parent frame reported it (covered_by: a modal over it)
+ * @param {{box: Rect, clip: Rect, chain: string[], loc: string | null}} at the iframe in top-page
+ *   px, its visible part, its selectors from the top and frameLocator chain (null: none)
+ * @param {boolean} includeOffscreen
+ * @param {{elements: any[], hidden: any[], texts: Rect[], total: number}} joined
+ * @returns {number} how many of its elements were listed
+ */
+function joinFrame(value, child, { box, clip, chain, loc }, includeOffscreen, joined) {
+  let labelled = 0;
+  for (const h of value.hidden || []) joined.hidden.push({ ...h, frame: chain });
+  for (const t of value.text_rects || []) {
+    const r = joined.texts.length < 2000 && intersect(shift(t, { x: box.x, y: box.y }), clip);
+    if (r) joined.texts.push(r);
+  }
+  joined.total += value.total_found;
+  for (const e of value.elements) {
+    const bounds = intersect(shift(e.bounds, { x: box.x, y: box.y }), clip);
+    if (!bounds) continue;
+    if (child.covered_by) {
+      // A modal over the iframe: its controls are there but cannot be reached.
+      joined.hidden.push({ selector: e.selector, role: e.role, name: e.name, hidden_by: child.covered_by, frame: chain });
+      continue;
+    }
+    const area = e.bounds.width * e.bounds.height;
+    joined.elements.push({
+      ...e,
+      bounds,
+      frame: chain,
+      // Our own selector syntax: ">>>" steps into the iframe as into a shadow root.
+      shadow_selector: [...chain, e.selector || e.shadow_selector].join(' >>> '),
+      locator: loc !== null && e.locator ? `${loc}${e.locator}` : '',
+      in_viewport: e.in_viewport && (includeOffscreen ? true : bounds.width * bounds.height > 0.5 * area),
+    });
+    labelled++;
+  }
+  return labelled;
 }
 
 /** A frame's answer without the joining fields. @param {any} v */

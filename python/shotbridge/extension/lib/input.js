@@ -279,6 +279,9 @@ function checkViewport(a, state) {
     'the page. Take a fresh screenshot and use its pixels, or act by selector or label.');
 }
 
+/** The same action aimed at the labelled element where it is now, instead of at x/y. @param {InputArgs} a */
+const byLabel = (a) => ({ ...a, x: null, y: null, selector: a.expect_selector });
+
 /**
  * @param {import('./context.js').CommandContext} ctx
  */
@@ -296,7 +299,7 @@ export async function input(ctx) {
   }
   // A label whose screenshot saw another viewport: act on its element where it is now.
   const relabel = checkViewport(a, before);
-  let target = await aim(tabId, relabel ? { ...a, x: null, y: null, selector: a.expect_selector } : a, before);
+  let target = await aim(tabId, relabel ? byLabel(a) : a, before);
   if (relabel) target.notes.push('The viewport changed since that screenshot; acted on the labelled element where it is now.');
   /** @type {Record<string, any>} */
   const result = { action: a.action, hit: target.hit, point: target.point, ...target.extra };
@@ -308,88 +311,22 @@ export async function input(ctx) {
   try {
     ctx.step = 'chrome.debugger.attach';
     const acted = withDebugger(tabId, { idleMs: a.debugger_idle_ms, cancelled: ctx.cancelled, failCode: Code.INTERNAL }, async (dbg) => {
-      if (!dbg.reused && !relabel && a.expect_viewport !== null && a.x !== null) {
-        // A fresh attach shows Chrome's debugging bar in a headed window, which shrinks the
-        // viewport 100-300 ms later: wait for it when this attach brought a new bar, else
-        // look again after a frame, before aiming at a pixel.
-        ctx.step = 'checking the viewport after attaching';
-        if (dbg.newBar && !HEADLESS) {
-          const read = async () => {
-            const state = await page(tabId, 'pageState', null).catch(() => null);
-            return state?.viewport ? viewportOf(state) : null;
-          };
-          await ctx.guard(awaitBar(read, viewportOf(before)));
-        } else {
-          await ctx.guard(within(callPage(tabId, 'nextPaint', { max_ms: 200 }), 400, null));
-        }
-        const now = await page(tabId, 'pageState', null);
-        if (checkViewport(a, now)) {
-          target = await aim(tabId, { ...a, x: null, y: null, selector: a.expect_selector }, now);
-          result.point = target.point;
-          result.hit = target.hit;
-        }
+      const again = !dbg.reused && !relabel && a.expect_viewport !== null && a.x !== null
+        ? await reaim(ctx, tabId, a, dbg, before) : null;
+      if (again) {
+        target = again;
+        result.point = target.point;
+        result.hit = target.hit;
       }
       ctx.step = `dispatching ${a.action}`;
-      if (a.action === 'click' && target.point) {
-        await click(dbg, target.point, a, mods);
-      } else if (a.action === 'hover' && target.point) {
-        await dbg.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: target.point.x, y: target.point.y, modifiers: mods, button: 'none', buttons: 0 });
-      } else if (a.action === 'type') {
-        if (target.point) await click(dbg, target.point, { ...a, button: 'left', click_count: 1 }, 0);
-        const focus = (await inFocusedFrame(tabId, 'focused')).focused;
-        if (!focus || !focus.editable) {
-          throw bad(focus
-            ? `The focused element (${focus.tag} "${focus.name || focus.text}", ${focus.selector}) does not take text; click a text field first or pass its selector.`
-            : 'Nothing has focus to type into: give x/y, a label or a selector of a text field.');
-        }
-        if (a.clear) await inFocusedFrame(tabId, 'selectFocused');
-        // insertText behaves like an IME commit: one beforeinput/input pair, no per-key events.
-        if (a.text) await dbg.send('Input.insertText', { text: a.text });
-      } else if (a.action === 'keypress') {
-        // A target means "press it there": focus it the way a user would, by clicking it.
-        if (target.point) await click(dbg, target.point, { ...a, button: 'left', click_count: 1 }, 0);
-        for (const params of keyPressEvents(/** @type {string} */ (a.key), a.modifiers, IS_MAC)) {
-          await dbg.send('Input.dispatchKeyEvent', params);
-        }
-      } else if (a.action === 'scroll') {
-        if (a.delta_x || a.delta_y) {
-          const p = target.point ?? { x: before.viewport.width / 2, y: before.viewport.height / 2 };
-          result.point = p;
-          await dbg.send('Input.dispatchMouseEvent', { type: 'mouseWheel', x: p.x, y: p.y, deltaX: a.delta_x, deltaY: a.delta_y, modifiers: mods });
-        } else if (a.to !== null) {
-          await page(tabId, 'scrollTo', a.to === 'top' || a.to === 'bottom' ? { to: a.to } : { y: a.to.y });
-        } else if (a.selector !== null) {
-          await page(tabId, 'scrollTo', { selector: a.selector });
-        }
-        // x/y alone: aim() already brought the point into view when it was off screen.
-      }
+      await dispatch(dbg, tabId, a, target.point, mods, before, result);
     });
     const dialog = await Promise.race([acted.then(() => null), dialogOpens.promise]);
     if (dialog) {
       acted.catch(() => {}); // finishes (or fails) once the dialog is answered
-      const tab = await chrome.tabs.get(tabId).catch(() => null);
-      Object.assign(result, { url: tab?.url ?? before.url, title: tab?.title ?? before.title, scroll: null,
-        scroll_before: before.scroll, viewport: before.viewport, navigated: false, dialog });
-      target.notes.push(dialogs.dialogNote(dialog));
-      result.notes = target.notes;
-      return result;
+      return await withDialog(tabId, before, dialog, target.notes, result);
     }
-    if (a.action === 'scroll' && (a.delta_x || a.delta_y)) await ctx.guard(wheelSettled(tabId, before.scroll));
-    const settled = await settle(ctx, tabId, nav);
-    const after = await finalState(tabId);
-    Object.assign(result, {
-      url: after.url,
-      title: after.title,
-      scroll: after.scroll,
-      scroll_before: before.scroll,
-      viewport: after.viewport ?? before.viewport,
-      navigated: nav.started || after.url !== before.url,
-    });
-    if (settled.still_loading) target.notes.push('A navigation started and the page is still loading.');
-    if (a.action === 'type' || a.action === 'keypress') {
-      const f = await within(inFocusedFrame(tabId, 'focused'), 1000, null);
-      if (f) result.focused = f.focused;
-    }
+    await settled(ctx, tabId, a, nav, before, target.notes, result);
   } finally {
     dialogOpens.cancel();
     nav.dispose();
@@ -401,6 +338,135 @@ export async function input(ctx) {
   }
   if (target.notes.length) result.notes = target.notes;
   return result;
+}
+
+/**
+ * A fresh attach shows Chrome's debugging bar in a headed window, which shrinks the viewport
+ * 100-300 ms later: wait for it when this attach brought a new bar, else look again after a
+ * frame, before aiming at a pixel. A label whose viewport changed is aimed at its element.
+ * @param {import('./context.js').CommandContext} ctx
+ * @param {number} tabId
+ * @param {InputArgs} a
+ * @param {import('./debugger.js').DebuggerHandle} dbg
+ * @param {any} before page state before the action
+ * @returns {Promise<Awaited<ReturnType<typeof aim>> | null>} the new aim, or null to keep the old one
+ */
+async function reaim(ctx, tabId, a, dbg, before) {
+  ctx.step = 'checking the viewport after attaching';
+  if (dbg.newBar && !HEADLESS) {
+    const read = async () => {
+      const state = await page(tabId, 'pageState', null).catch(() => null);
+      return state?.viewport ? viewportOf(state) : null;
+    };
+    await ctx.guard(awaitBar(read, viewportOf(before)));
+  } else {
+    await ctx.guard(within(callPage(tabId, 'nextPaint', { max_ms: 200 }), 400, null));
+  }
+  const now = await page(tabId, 'pageState', null);
+  return checkViewport(a, now) ? aim(tabId, byLabel(a), now) : null;
+}
+
+/**
+ * The action's trusted input events (or the page's own scroll), at `point` where it has one.
+ * @param {import('./debugger.js').DebuggerHandle} dbg
+ * @param {number} tabId
+ * @param {InputArgs} a
+ * @param {Point | null} point
+ * @param {number} mods modifier bits for mouse events
+ * @param {any} before page state before the action
+ * @param {Record<string, any>} result gets the wheel's point
+ */
+async function dispatch(dbg, tabId, a, point, mods, before, result) {
+  if (a.action === 'click' && point) {
+    await click(dbg, point, a, mods);
+  } else if (a.action === 'hover' && point) {
+    await dbg.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: point.x, y: point.y, modifiers: mods, button: 'none', buttons: 0 });
+  } else if (a.action === 'type') {
+    await typeText(dbg, tabId, a, point);
+  } else if (a.action === 'keypress') {
+    // A target means "press it there": focus it the way a user would, by clicking it.
+    if (point) await click(dbg, point, { ...a, button: 'left', click_count: 1 }, 0);
+    for (const params of keyPressEvents(/** @type {string} */ (a.key), a.modifiers, IS_MAC)) {
+      await dbg.send('Input.dispatchKeyEvent', params);
+    }
+  } else if (a.action === 'scroll') {
+    if (a.delta_x || a.delta_y) {
+      const p = point ?? { x: before.viewport.width / 2, y: before.viewport.height / 2 };
+      result.point = p;
+      await dbg.send('Input.dispatchMouseEvent', { type: 'mouseWheel', x: p.x, y: p.y, deltaX: a.delta_x, deltaY: a.delta_y, modifiers: mods });
+    } else if (a.to !== null) {
+      await page(tabId, 'scrollTo', a.to === 'top' || a.to === 'bottom' ? { to: a.to } : { y: a.to.y });
+    } else if (a.selector !== null) {
+      await page(tabId, 'scrollTo', { selector: a.selector });
+    }
+    // x/y alone: aim() already brought the point into view when it was off screen.
+  }
+}
+
+/**
+ * type: click the target (if any) to focus it, then insert the text into what has focus.
+ * @param {import('./debugger.js').DebuggerHandle} dbg
+ * @param {number} tabId
+ * @param {InputArgs} a
+ * @param {Point | null} point
+ */
+async function typeText(dbg, tabId, a, point) {
+  if (point) await click(dbg, point, { ...a, button: 'left', click_count: 1 }, 0);
+  const focus = (await inFocusedFrame(tabId, 'focused')).focused;
+  if (!focus || !focus.editable) {
+    throw bad(focus
+      ? `The focused element (${focus.tag} "${focus.name || focus.text}", ${focus.selector}) does not take text; click a text field first or pass its selector.`
+      : 'Nothing has focus to type into: give x/y, a label or a selector of a text field.');
+  }
+  if (a.clear) await inFocusedFrame(tabId, 'selectFocused');
+  // insertText behaves like an IME commit: one beforeinput/input pair, no per-key events.
+  if (a.text) await dbg.send('Input.insertText', { text: a.text });
+}
+
+/**
+ * The result of an action that opened a dialog: the page is blocked, so what the tab says.
+ * @param {number} tabId
+ * @param {any} before page state before the action
+ * @param {import('./open-dialogs.js').DialogInfo} dialog
+ * @param {string[]} notes
+ * @param {Record<string, any>} result
+ */
+async function withDialog(tabId, before, dialog, notes, result) {
+  const tab = await chrome.tabs.get(tabId).catch(() => null);
+  Object.assign(result, { url: tab?.url ?? before.url, title: tab?.title ?? before.title, scroll: null,
+    scroll_before: before.scroll, viewport: before.viewport, navigated: false, dialog });
+  notes.push(dialogs.dialogNote(dialog));
+  result.notes = notes;
+  return result;
+}
+
+/**
+ * Wait for the action's effects, then add the page state after it to `result`.
+ * @param {import('./context.js').CommandContext} ctx
+ * @param {number} tabId
+ * @param {InputArgs} a
+ * @param {ReturnType<typeof navigationWatch>} nav
+ * @param {any} before page state before the action
+ * @param {string[]} notes
+ * @param {Record<string, any>} result
+ */
+async function settled(ctx, tabId, a, nav, before, notes, result) {
+  if (a.action === 'scroll' && (a.delta_x || a.delta_y)) await ctx.guard(wheelSettled(tabId, before.scroll));
+  const done = await settle(ctx, tabId, nav);
+  const after = await finalState(tabId);
+  Object.assign(result, {
+    url: after.url,
+    title: after.title,
+    scroll: after.scroll,
+    scroll_before: before.scroll,
+    viewport: after.viewport ?? before.viewport,
+    navigated: nav.started || after.url !== before.url,
+  });
+  if (done.still_loading) notes.push('A navigation started and the page is still loading.');
+  if (a.action === 'type' || a.action === 'keypress') {
+    const f = await within(inFocusedFrame(tabId, 'focused'), 1000, null);
+    if (f) result.focused = f.focused;
+  }
 }
 
 /**

@@ -50,8 +50,8 @@ function trampoline(name, args, version, rules) {
 
 // Read-only page functions that answer with what the document holds now. chrome.scripting
 // otherwise waits for document_idle, which a page still streaming its HTML never reaches, so
-// observe would hang until its timeout (issue 14). Actions (input, scrolling, locating a target)
-// keep waiting: they act on the page once it is there.
+// observing such a page would hang until its timeout. Actions (input, scrolling, locating a
+// target) keep waiting: they act on the page once it is there.
 const AT_ONCE = new Set(['pageInfo', 'discover', 'probe', 'thawAnimations', 'nextPaint', 'firstPaint', 'pageState']);
 
 /**

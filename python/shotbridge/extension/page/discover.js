@@ -187,39 +187,40 @@
   }
 
   /**
-   * With `frames`, the answer also says where this frame sits (`frame_path`) and where its own
-   * iframes are (`child_frames`), so lib/frames.js can join every frame's elements into one list.
-   * With `text_rects`, it also lists the line boxes of the visible text (for badge placement).
-   * @param {{target?: string, selector?: string | null, max?: number, include_offscreen?: boolean, frames?: boolean, text_rects?: boolean}} args
+   * The elements `target` asks for, each once (or the selector's error for target "custom").
+   * @param {string} target
+   * @param {string | null | undefined} selector
+   * @param {(Document | ShadowRoot)[]} roots
+   * @returns {Element[] | {error: object}}
    */
-  L.discover = (args) => {
-    const target = args.target || 'interactive';
-    const max = args.max || 50;
-    const includeOffscreen = !!args.include_offscreen;
-    // Closed shadow roots too: chrome.dom.openOrClosedShadowRoot lets the extension see them.
-    const roots = L.allRoots(document, true);
-    if (L.resetLocatorCache) L.resetLocatorCache();
-
+  function candidatesFor(target, selector, roots) {
     /** @type {Element[]} */
     let candidates;
     if (target === 'custom') {
       try {
-        candidates = L.resolveAll(String(args.selector));
+        candidates = L.resolveAll(String(selector));
       } catch (e) {
-        return { error: L.invalidSelector(String(args.selector), e) };
+        return { error: L.invalidSelector(String(selector), e) };
       }
     } else if (target === 'interactive') {
       candidates = interactiveCandidates(roots);
     } else {
       candidates = L.queryAllDeep('*', { roots }).filter((el) => !SKIP_TAGS.has(el.localName));
     }
-    candidates = [...new Set(candidates)];
+    return [...new Set(candidates)];
+  }
 
-    const vw = window.innerWidth;
-    const vh = window.innerHeight;
-    const viewportRect = { x: 0, y: 0, width: vw, height: vh };
+  /**
+   * The candidates a user can see (a hidden toggle through the label drawn in its place), and the
+   * controls covered by something else.
+   * @param {Element[]} candidates
+   * @param {string} target
+   * @param {boolean} includeOffscreen
+   * @param {{x: number, y: number, width: number, height: number}} viewportRect
+   */
+  function visibleOnes(candidates, target, includeOffscreen, viewportRect) {
     /** @type {{el: Element, rect: DOMRect, role: string, proxy: Element | null}[]} */
-    let kept = [];
+    const kept = [];
     /** @type {{el: Element, role: string, by: Element}[]} */
     const hidden = [];
     const proxied = new Set();
@@ -252,56 +253,82 @@
       kept.push({ el, rect, role, proxy });
     }
     // A label that stands in for its hidden control is not listed again as a text or pointer target.
-    kept = kept.filter((k) => !proxied.has(k.el));
+    return { kept: kept.filter((k) => !proxied.has(k.el)), hidden };
+  }
 
-    if (target === 'all_visible') {
-      // Text inside a button/link/heading belongs to that element's name: list the owner only.
-      const owners = new Set(kept.filter((k) => TEXT_OWNER_ROLES.has(k.role) || L.isInteractive(k.el) || k.proxy).map((k) => k.proxy || k.el));
-      const listed = new Set(kept.map((k) => k.el));
-      kept = kept.filter((k) => {
-        for (let p = L.composedParent(k.el); p; p = L.composedParent(p)) if (owners.has(p)) return false;
-        // Containers (lists, landmarks) without own text only repeat their listed children's text.
-        if (!hasOwnText(k.el) && !owners.has(k.el) && k.role !== 'img') {
-          const t = /** @type {HTMLElement} */ (k.el).innerText || '';
-          if (!t.trim()) return true; // e.g. an empty landmark with a role: keep, it has no children listed
-          let childListed = false;
-          for (const d of k.el.querySelectorAll('*')) if (listed.has(d)) { childListed = true; break; }
-          if (childListed) return false;
-        }
-        return true;
-      });
-    }
+  /**
+   * all_visible: text inside a button/link/heading belongs to that element's name, so only the
+   * owner is listed; containers without own text only repeat their listed children's text.
+   * @template {{el: Element, role: string, proxy: Element | null}} K
+   * @param {K[]} kept
+   * @returns {K[]}
+   */
+  function ownersOnly(kept) {
+    const owners = new Set(kept.filter((k) => TEXT_OWNER_ROLES.has(k.role) || L.isInteractive(k.el) || k.proxy).map((k) => k.proxy || k.el));
+    const listed = new Set(kept.map((k) => k.el));
+    return kept.filter((k) => {
+      for (let p = L.composedParent(k.el); p; p = L.composedParent(p)) if (owners.has(p)) return false;
+      if (!hasOwnText(k.el) && !owners.has(k.el) && k.role !== 'img') {
+        const t = /** @type {HTMLElement} */ (k.el).innerText || '';
+        if (!t.trim()) return true; // e.g. an empty landmark with a role: keep, it has no children listed
+        let childListed = false;
+        for (const d of k.el.querySelectorAll('*')) if (listed.has(d)) { childListed = true; break; }
+        if (childListed) return false;
+      }
+      return true;
+    });
+  }
 
+  /**
+   * What the host learns of one listed element: names, selectors, locator, state.
+   * @param {{el: Element, rect: DOMRect, role: string, proxy: Element | null}} k
+   * @param {object} bounds the element's rect, rounded
+   * @param {{x: number, y: number, width: number, height: number}} viewportRect
+   */
+  function describe({ el, rect, role, proxy }, bounds, viewportRect) {
+    const name = L.accessibleName(el, role);
+    const sel = L.selectors(el);
+    /** @type {Record<string, any>} */
+    const out = {
+      // `selector` is plain CSS whenever one exists; shadow paths live in shadow_selector.
+      selector: sel.selector,
+      shadow_selector: sel.shadow_selector,
+      locator: L.locator(el, { role, name, selector: sel.selector }),
+      tag: el.localName,
+      role,
+      name,
+      text: L.visibleText(proxy || el),
+      bounds,
+      interactionHint: L.interactionHint(el, role),
+      in_viewport: L.overlapArea(rect, viewportRect) > 0.5 * rect.width * rect.height,
+      state: L.states(el, role),
+    };
+    if (el.localName === 'input') out.type = /** @type {HTMLInputElement} */ (el).type;
+    if (proxy) out.proxy = L.uniqueSelector(proxy);
+    return out;
+  }
+
+  /**
+   * With `frames`, the answer also says where this frame sits (`frame_path`) and where its own
+   * iframes are (`child_frames`), so lib/frames.js can join every frame's elements into one list.
+   * With `text_rects`, it also lists the line boxes of the visible text (for badge placement).
+   * @param {{target?: string, selector?: string | null, max?: number, include_offscreen?: boolean, frames?: boolean, text_rects?: boolean}} args
+   */
+  L.discover = (args) => {
+    const target = args.target || 'interactive';
+    const max = args.max || 50;
+    // Closed shadow roots too: chrome.dom.openOrClosedShadowRoot lets the extension see them.
+    const roots = L.allRoots(document, true);
+    if (L.resetLocatorCache) L.resetLocatorCache();
+    const candidates = candidatesFor(target, args.selector, roots);
+    if (!Array.isArray(candidates)) return candidates;
+    const viewportRect = { x: 0, y: 0, width: window.innerWidth, height: window.innerHeight };
+    const found = visibleOnes(candidates, target, !!args.include_offscreen, viewportRect);
+    const kept = target === 'all_visible' ? ownersOnly(found.kept) : found.kept;
     // Order on geometry first: names and unique selectors cost DOM queries, so they are computed
     // only for the `max` elements returned.
     const ordered = L.readingOrder(kept.map((k) => ({ k, bounds: L.rect(k.rect) })));
-    const elements = ordered.slice(0, max).map(({ k: { el, rect, role, proxy }, bounds }) => {
-      const name = L.accessibleName(el, role);
-      const sel = L.selectors(el);
-      /** @type {Record<string, any>} */
-      const out = {
-        selector: sel.selector || sel.shadow_selector, // replaced below; kept for resolveAll users
-        css: sel.selector,
-        shadow_selector: sel.shadow_selector,
-        locator: L.locator(el, { role, name, selector: sel.selector }),
-        tag: el.localName,
-        role,
-        name,
-        text: L.visibleText(proxy || el),
-        bounds,
-        interactionHint: L.interactionHint(el, role),
-        in_viewport: L.overlapArea(rect, viewportRect) > 0.5 * rect.width * rect.height,
-        state: L.states(el, role),
-      };
-      if (el.localName === 'input') out.type = /** @type {HTMLInputElement} */ (el).type;
-      if (proxy) out.proxy = L.uniqueSelector(proxy);
-      return out;
-    });
-    for (const e of elements) {
-      // `selector` is plain CSS whenever one exists; shadow paths live in shadow_selector.
-      e.selector = e.css;
-      delete e.css;
-    }
+    const elements = ordered.slice(0, max).map(({ k, bounds }) => describe(k, bounds, viewportRect));
     const info = L.pageInfo ? L.pageInfo() : {};
     return {
       ...L.pageHeader(),
@@ -310,7 +337,7 @@
       interactive_count: info.interactive_count || 0,
       elements,
       total_found: ordered.length,
-      hidden: hidden.slice(0, 20).map(({ el, role, by }) => ({
+      hidden: found.hidden.slice(0, 20).map(({ el, role, by }) => ({
         selector: L.uniqueSelector(el),
         role,
         name: L.accessibleName(el, role),

@@ -330,21 +330,20 @@
   };
 
   /**
-   * Masks and geometry. `freeze` pauses this document's animations first when it holds secrets
-   * (the visible-tab path has no debugger to pause them); `thaw` resumes them after the masks
-   * are collected.
-   * @param {{selector?: string | null, mask_selectors?: string[], freeze?: boolean, thaw?: boolean}} args
+   * The secrets of this document and its same-origin frames, measured (again, paused where they
+   * were, when `freeze` paused animations) and, with `thaw`, joined with every place the watch
+   * saw them take since the probe before.
+   * @param {{freeze?: boolean, thaw?: boolean} | undefined} args
+   * @param {string} selector the secrets' CSS selector
+   * @param {boolean} isTop
    */
-  L.probe = (args) => {
-    const secret = secretSelector(args && args.mask_selectors);
-    if ('error' in secret) return { isTop: window === window.top, error: secret.error };
+  function secretsNow(args, selector, isTop) {
     const measure = () => {
       /** @type {Found} */
       const found = { masks: [], opaqueFrames: [], elements: [], perElement: [], docs: [], roots: [] };
-      collect(document, 0, 0, found, 0, secret.selector);
+      collect(document, 0, 0, found, 0, selector);
       return found;
     };
-    const isTop = window === window.top;
     let out = measure();
     if (args && args.freeze && out.elements.length) {
       freeze(out.docs);
@@ -368,6 +367,28 @@
         out.opaqueFrames = out.opaqueFrames.concat(watched.frames);
       }
     }
+    return { out, watching, watched };
+  }
+
+  /** The element a capture clips to, or why it cannot: {rect} | {error} | null without a selector. */
+  function targetOf(/** @type {unknown} */ selector) {
+    if (typeof selector !== 'string') return null;
+    const res = L.resolveOne(selector);
+    if (res.error) return { error: res.error };
+    return { rect: L.rect(/** @type {Element} */ (res.element).getBoundingClientRect()) };
+  }
+
+  /**
+   * Masks and geometry. `freeze` pauses this document's animations first when it holds secrets
+   * (the visible-tab path has no debugger to pause them); `thaw` resumes them after the masks
+   * are collected.
+   * @param {{selector?: string | null, mask_selectors?: string[], freeze?: boolean, thaw?: boolean}} args
+   */
+  L.probe = (args) => {
+    const secret = secretSelector(args && args.mask_selectors);
+    if ('error' in secret) return { isTop: window === window.top, error: secret.error };
+    const isTop = window === window.top;
+    const { out, watching, watched } = secretsNow(args, secret.selector, isTop);
     // A frame its parent cannot reach into (cross-origin) must be masked whole when it has secrets.
     let reachable = false;
     try {
@@ -376,18 +397,8 @@
       reachable = false;
     }
     if (!isTop) return { isTop, hasSecrets: out.masks.length > 0, reachable };
-
-    /** @type {any} */
-    let target = null;
-    if (args && typeof args.selector === 'string') {
-      const res = L.resolveOne(args.selector);
-      if (res.error) target = { error: res.error };
-      else {
-        const r = /** @type {Element} */ (res.element).getBoundingClientRect();
-        target = { rect: L.rect(r) };
-      }
-    }
-    const answer = {
+    const first = performance.getEntriesByType('paint')[0];
+    return {
       isTop,
       ...L.pageHeader(),
       document_id: L.documentId,
@@ -396,12 +407,9 @@
       painted: onScreen(),
       frozen: frozen.length, // animations paused by this probe (freeze)
       // How long this document has been on screen (ms since its first paint; -1: not yet).
-      paint_age_ms: (() => {
-        const first = performance.getEntriesByType('paint')[0];
-        return first ? performance.now() - first.startTime : -1;
-      })(),
+      paint_age_ms: first ? performance.now() - first.startTime : -1,
       document: documentSize(),
-      target,
+      target: targetOf(args && args.selector),
       masks: out.masks,
       opaqueFrames: out.opaqueFrames,
       hasSecrets: out.masks.length > 0,
@@ -414,6 +422,5 @@
       // lets two frames pass first (nextPaint).
       watching,
     };
-    return answer;
   };
 })();
