@@ -16,7 +16,7 @@ ARCHITECTURE = REPO / "docs" / "architecture.md"
 README = REPO / "README.md"
 
 TICKED = re.compile(r"`([^`\n]+)`")
-FILE = re.compile(r"^[\w./-]+/[\w.-]+.(py|pyi|js|mjs|rs|md|json|toml|sh)$")
+FILE = re.compile(r"^[\w./-]+/[\w.-]+\.(py|pyi|js|mjs|rs|md|json|toml|sh)$")
 DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
 JS_CALL = re.compile(r"^([A-Za-z_$][\w$]*)\(\)$")
 RUST_PATH = re.compile(r"^(\w+)::(\w+)$")
