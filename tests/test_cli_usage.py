@@ -1,4 +1,4 @@
-"""Every CLI usage error exits 2 with one line on stderr, never a traceback (issue 12).
+"""Every CLI usage error exits 2 with one line on stderr, never a traceback.
 
 Each subcommand's typed options get values their type refuses (numbers past the range, nan,
 words, text that is not UTF-8); click's CliRunner runs the real ``shotctl`` group, and two real

@@ -499,7 +499,7 @@ def test_claim_stdout_keeps_fd1_for_frames_only() -> None:
     assert b"stray print" in out.stderr and b"from a child" in out.stderr
 
 
-# ---- raw CDP: the user's decision (issue 9, defect 10) -----------------------------------------
+# ---- raw CDP: the user's decision -----------------------------------------------------------
 
 
 def test_raw_cdp_is_refused_when_the_user_has_not_enabled_it(
@@ -587,7 +587,7 @@ def test_raw_cdp_never_returns_unmasked_images(
     run(scenario())
 
 
-# ---- file modes (issue 9, defect 10) --------------------------------------------------------
+# ---- file modes: what the host writes is the user's alone -----------------------------------
 
 
 def test_state_dir_and_host_log_are_private(rundir: Path) -> None:

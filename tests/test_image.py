@@ -220,7 +220,7 @@ def test_invalid_options() -> None:
         shrink(b"x", device_pixel_ratio=0)
     with pytest.raises(ValueError, match="finite"):
         shrink(b"x", masks=[Rect(x=float("nan"), y=0, width=1, height=1)])
-    # Issue 12: "Every bad input to the image API raises ImageError" (was TypeError).
+    # Every bad input to the image API raises ImageError (a TypeError would escape callers).
     with pytest.raises(errors.InvalidInputError, match="data must be bytes or str"):
         _core.shrink(12345)  # type: ignore[arg-type]
 

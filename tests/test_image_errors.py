@@ -1,4 +1,4 @@
-"""Errors stay typed (issue 12): any argument to the image API gives a result, an ImageError or a
+"""Errors stay typed: any argument to the image API gives a result, an ImageError or a
 pydantic ValidationError, never OverflowError, IndexError, UnicodeEncodeError or TypeError."""
 
 from __future__ import annotations

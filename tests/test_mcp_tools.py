@@ -208,12 +208,12 @@ def test_settings_reset_on_restart() -> None:
         ),
         (
             {"action": "capture", "settings": {"colour": "red"}},
-            # issue 16: "unchanged" replies "can be turned off with configure" (skip_unchanged)
+            # an "unchanged" reply can be turned off with configure (skip_unchanged)
             "Unknown capture setting(s): colour. Valid settings: screenshot_mode, mask_selectors, "
             "auto_screenshot, network, skip_unchanged.",
         ),
         ({"action": "capture", "settings": {"mask_selectors": "#x"}}, "must be a list of CSS"),
-        # issue 14: "configure validates selectors at once ... one plain sentence naming the field"
+        # configure validates selectors at once, in one plain sentence naming the field
         (
             {"action": "capture", "settings": {"mask_selectors": [""]}},
             "mask_selectors: '' is not a valid CSS selector (it is empty); use CSS selectors",
@@ -583,7 +583,7 @@ def test_capture_screenshot_returns_image_and_standalone_text() -> None:
 
     h.run(scenario)
     (args,) = [a for cmd, a in h.link.calls if cmd == "screenshot"]
-    # issue 16: the buffer keeps what a diff needs (remember) and, with skip_unchanged on by
+    # The buffer keeps what a diff needs (remember) and, with skip_unchanged on by
     # default, the host checks whether the pixels match the latest image the model was given.
     assert args == {
         "mask_selectors": [],

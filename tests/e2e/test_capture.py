@@ -143,7 +143,7 @@ def test_restricted_page_is_refused(browser: HeadlessBrowser) -> None:
     with pytest.raises(CommandError) as err:
         asyncio.run(_screenshot(browser, {"url": "about:version"}))  # = chrome://version
     assert err.value.code == "restricted_page"
-    # The refusal names the tab and its URL, and says how to pick another (issue 11).
+    # The refusal names the tab and its URL, and says how to pick another.
     assert "chrome://version" in str(err.value)
     assert "switch to a web page or pass tab_id" in str(err.value)
 

@@ -1,4 +1,4 @@
-"""Issue 16 end to end: ``capture_screenshot`` diffs through the real ``shotctl mcp`` stdio
+"""The visual diff end to end: ``capture_screenshot`` diffs through the real ``shotctl mcp`` stdio
 subprocess, its own headless Chromium with the real extension, and the real host and bus.
 
 A page's CSS changed between two captures → the summary names the changed element; nothing changed

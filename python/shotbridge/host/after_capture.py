@@ -11,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from typing import Any
+from typing import Any, Protocol
+
+from shotbridge.wire.extension import DiscoverArgs
 
 log = logging.getLogger(__name__)
 
@@ -19,16 +21,26 @@ MAX_ELEMENTS = 100
 KEEP = 8  # reads remembered by screenshot id: a diff looks back at most a few images
 TIMEOUT_S = 5.0
 
+# The extension's discover reply as it came: the recorder's observation reads what it can of it,
+# the diff memory validates it (wire.extension.DiscoverResult) and does without names if it fails.
+Found = dict[str, Any]
+
+
+class Link(Protocol):
+    """The host's connection to the extension (shotbridge.host.extension_link)."""
+
+    async def request(
+        self, cmd: str, args: dict[str, Any] | None = None, timeout: float = 15.0
+    ) -> dict[str, Any]: ...
+
 
 class ElementReads:
     """The page's elements read once after each screenshot of one session, by screenshot id."""
 
     def __init__(self) -> None:
-        self._reads: OrderedDict[int, asyncio.Task[dict[str, Any] | None]] = OrderedDict()
+        self._reads: OrderedDict[int, asyncio.Task[Found | None]] = OrderedDict()
 
-    def of(
-        self, link: Any, shot_id: int, tab_id: int | None
-    ) -> asyncio.Task[dict[str, Any] | None]:
+    def of(self, link: Link, shot_id: int, tab_id: int | None) -> asyncio.Task[Found | None]:
         """The read after screenshot ``shot_id``: started by the first caller, shared after."""
         task = self._reads.get(shot_id)
         if task is None:
@@ -39,11 +51,13 @@ class ElementReads:
         return task
 
 
-async def _discover(link: Any, tab_id: int | None) -> dict[str, Any] | None:
+async def _discover(link: Link, tab_id: int | None) -> Found | None:
     """The ``discover`` result now, or None when the page could not answer (the image stands)."""
-    args = {"tab_id": tab_id, "target": "all_visible", "max": MAX_ELEMENTS}
+    args = DiscoverArgs(tab_id=tab_id, target="all_visible", max=MAX_ELEMENTS)
     try:
-        return await link.request("discover", args, timeout=TIMEOUT_S)
+        return await link.request(
+            "discover", args.model_dump(mode="python", exclude_unset=True), timeout=TIMEOUT_S
+        )
     except Exception as exc:
         log.info("discover after a screenshot failed: %s", exc)
         return None

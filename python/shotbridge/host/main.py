@@ -29,6 +29,7 @@ from shotbridge.host.sessions import Sessions
 from shotbridge.transport import paths
 from shotbridge.transport.framing import NATIVE
 from shotbridge.wire.errors import CommandError, ErrorCode, FrameError, ImageError, ShotbridgeError
+from shotbridge.wire.interact import CdpResult
 from shotbridge.wire.messages import EXTENSION_ORIGIN, PROTOCOL_VERSION, Request
 from shotbridge.wire.screenshot import ScreenshotResult
 
@@ -255,14 +256,14 @@ class Host:
                 f"the image core is unavailable ({exc}); rebuild it: `pip install -e .`",
             ) from exc
 
-    async def _interact(self, conn: BusConnection, args: dict[str, Any]) -> dict[str, Any]:
+    async def _interact(self, conn: BusConnection, args: dict[str, Any]) -> BaseModel:
         from shotbridge.host import interact  # lazy, like screenshot: it may pull in the core
 
         if args.get("action") == "cdp":  # the same gate as the bus command `cdp`
             return await self._cdp(conn, args)
         return await interact.run(self.link, self.sessions.get(conn, args).shots, args)
 
-    async def _cdp(self, conn: BusConnection, args: dict[str, Any]) -> dict[str, Any]:
+    async def _cdp(self, conn: BusConnection, args: dict[str, Any]) -> CdpResult:
         """Raw CDP: only when the user enabled it (``shotctl config allow-cdp on``); logged."""
         from shotbridge.host import rawcdp
 

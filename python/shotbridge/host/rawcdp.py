@@ -24,6 +24,7 @@ from shotbridge.host.screenshot import Link
 from shotbridge.host.shots import ShotRegistry
 from shotbridge.install import user_config as config
 from shotbridge.wire.errors import CommandError, ErrorCode
+from shotbridge.wire.interact import CdpImage, CdpResult
 from shotbridge.wire.model import Model
 
 log = logging.getLogger(__name__)
@@ -88,7 +89,7 @@ def disabled_message() -> str:
 
 async def run(
     link: Link, shots: ShotRegistry | None, raw: dict[str, Any], client_pid: int | None = None
-) -> dict[str, Any]:
+) -> CdpResult:
     """Run one raw CDP command for a bus client, if the user allowed raw CDP."""
     a = RawCdpArgs.model_validate(raw)
     who = f"client pid {client_pid}" if client_pid is not None else "client pid unknown"
@@ -120,30 +121,24 @@ async def run(
         },
         timeout=a.timeout_ms / 1000 + 2,
     )
-    return out
+    return CdpResult.model_validate(out)  # Chrome's reply, with exactly the keys it was given
 
 
-async def _masked_screenshot(
-    link: Link, shots: ShotRegistry | None, a: RawCdpArgs
-) -> dict[str, Any]:
+async def _masked_screenshot(link: Link, shots: ShotRegistry | None, a: RawCdpArgs) -> CdpResult:
     """Page.captureScreenshot as the host takes every screenshot: masked, shrunk, kept, copied."""
     session = shots.session if shots is not None else None
     shot = await screenshot.take(
         link, {"tab_id": a.tab_id, "method": "cdp", "timeout_ms": a.timeout_ms}, session
     )
-    return {
-        "method": a.method,
-        "tab_id": shot.tab_id,
-        "result": {},
-        "image": {
-            "jpeg": shot.jpeg,
-            "width": shot.width,
-            "height": shot.height,
-            "bytes": shot.bytes,
-            "source_width": shot.source_width,
-            "source_height": shot.source_height,
-            "screenshot_id": shot.screenshot_id,
-            "masked": shot.masked,
-            "url": shot.url,
-        },
-    }
+    image = CdpImage(
+        jpeg=shot.jpeg,
+        width=shot.width,
+        height=shot.height,
+        bytes=shot.bytes,
+        source_width=shot.source_width,
+        source_height=shot.source_height,
+        screenshot_id=shot.screenshot_id,
+        masked=shot.masked,
+        url=shot.url,  # type: ignore[call-arg]  (kept as given: the image's page)
+    )
+    return CdpResult(method=a.method, tab_id=shot.tab_id, result={}, image=image)  # type: ignore[call-arg]

@@ -29,6 +29,7 @@ from shotbridge.wire.extension import (
     CaptureArgs,
     CaptureResult,
     CaptureTile,
+    DiscoverArgs,
     DiscoverResult,
     ElementInfo,
     TileCaps,
@@ -204,14 +205,15 @@ def capture_args(args: ScreenshotArgs) -> CaptureArgs:
 
 
 def _discover_args(args: ScreenshotArgs) -> dict[str, Any]:
-    return {
-        "tab_id": args.tab_id,
-        "target": args.target,
-        "selector": args.annotation_selector,
-        "max": args.max_annotations,
-        "include_offscreen": args.full_page,
-        "text_rects": True,  # badges are placed to hide the least of the page's text
-    }
+    """The extension's ``discover`` request for the labels."""
+    return DiscoverArgs(
+        tab_id=args.tab_id,
+        target=args.target,
+        selector=args.annotation_selector,
+        max=args.max_annotations,
+        include_offscreen=args.full_page,
+        text_rects=True,  # badges are placed to hide the least of the page's text
+    ).model_dump(mode="python", exclude_unset=True)
 
 
 def _with_session_masks(raw_args: dict[str, Any], owner: Owner | None) -> dict[str, Any]:

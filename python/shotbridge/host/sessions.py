@@ -28,9 +28,10 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from shotbridge.host.recording import Recorder
+from shotbridge.host.recording import Recorder, RecorderCommand
 from shotbridge.host.shots import ShotRegistry
 from shotbridge.wire.diff import DiffArgs
+from shotbridge.wire.model import Model
 from shotbridge.wire.screenshot import ScreenshotResult
 
 if TYPE_CHECKING:
@@ -219,11 +220,11 @@ class Sessions:
 
     # ---- bus commands ----------------------------------------------------------------------
 
-    def commands(self) -> dict[str, Any]:
+    def commands(self) -> dict[str, RecorderCommand]:
         """The recorder's commands, each run by the caller's session."""
 
-        def bind(name: str) -> Any:
-            async def command(conn: Any, args: dict[str, Any]) -> dict[str, Any]:
+        def bind(name: str) -> RecorderCommand:
+            async def command(conn: Any, args: dict[str, Any]) -> Model:
                 session = self.get(conn, args)
                 rest = {k: v for k, v in args.items() if k != "session"}
                 return await session.recorder.commands()[name](conn, rest)
