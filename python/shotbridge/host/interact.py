@@ -34,6 +34,7 @@ from shotbridge.wire.interact import (
     ScreenshotFailed,
     Tab,
 )
+from shotbridge.wire.screenshot import ScreenshotResult
 
 log = logging.getLogger(__name__)
 
@@ -201,11 +202,11 @@ ACTIONS: dict[str, Act] = {
 
 async def _after_screenshot(
     link: Link, shots: ShotRegistry, a: InteractArgs
-) -> dict[str, Any] | ScreenshotFailed:
+) -> ScreenshotResult | ScreenshotFailed:
     args = {"tab_id": a.tab_id, **a.screenshot}
     args.pop("url", None)  # the action decided where the tab is; never navigate away again
     try:
-        return (await screenshot.take(link, args, shots.session)).model_dump(mode="python")
+        return await screenshot.take(link, args, shots.session)
     except CommandError as exc:
         # The action happened; a failed screenshot after it must not read as a failed action.
         log.info("screenshot after interact failed: %s", exc)

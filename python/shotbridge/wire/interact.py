@@ -23,6 +23,7 @@ from pydantic import (
 )
 
 from shotbridge.wire.model import Model
+from shotbridge.wire.screenshot import ScreenshotResult
 
 Action = Literal[
     "click",
@@ -80,7 +81,9 @@ class InteractArgs(Model):
     allow_cdp: bool = False
     # After the action.
     include_screenshot: bool = False
-    screenshot: dict[str, Any] = Field(default_factory=dict)  # args of that screenshot
+    # Arguments of that screenshot, handed to the screenshot command as given: it judges them
+    # itself, after the action (a bad one fails the screenshot, never the action before it).
+    screenshot: dict[str, Any] = Field(default_factory=dict)
     tab_id: int | None = None
     timeout_ms: int = Field(10_000, ge=100, le=120_000)
 
@@ -146,9 +149,10 @@ class Dialog(Given):
 
 
 class Tab(Given):
-    """The tab an action left the browser on."""
+    """The tab an action left the browser on (the lenient view of wire.extension.TabInfo)."""
 
     id: int | None = None
+    window_id: int | None = None
     url: str | None = None
     title: str | None = None
 
@@ -192,7 +196,7 @@ class InteractResult(Given):
     dialog: Dialog | None = None  # answered (dialog) or opened by the action (the others)
     notes: list[str] = Field(default_factory=list)
     # include_screenshot: the screenshot command's result, or why there is none.
-    screenshot: ScreenshotFailed | dict[str, Any] | None = Field(None, union_mode="left_to_right")
+    screenshot: ScreenshotFailed | ScreenshotResult | None = Field(None, union_mode="left_to_right")
 
 
 class CdpImage(Given):
@@ -206,12 +210,14 @@ class CdpImage(Given):
     source_height: int
     masked: int = 0
     screenshot_id: int | None = None
+    url: str | None = None  # the page it shows
 
 
 class CdpResult(Given):
     """Result of ``interact`` with ``action="cdp"`` (and of the bus command ``cdp``)."""
 
     method: str | None = None
+    tab_id: int | None = None
     result: Any = Field(default_factory=dict)  # Chrome's own reply, as it sent it
     image: CdpImage | None = None
 

@@ -254,14 +254,13 @@ async def _host_interact(
 
 
 def _after_blocks(
-    shot: ScreenshotFailed | dict[str, Any] | None, ticket: Ticket | Refusal | None
+    shot: ScreenshotFailed | ScreenshotResult | None, ticket: Ticket | Refusal | None
 ) -> list[ContentBlock]:
     """The screenshot after an action, or why there is none."""
     if isinstance(ticket, Refusal):
         return [content.text(f"[Screenshot not included: {ticket.reason}]")]
-    if isinstance(shot, dict) and "jpeg" in shot:
-        after = ScreenshotResult.model_validate(shot)
-        return content.screenshot_blocks(after, prefix="Screenshot after it")
+    if isinstance(shot, ScreenshotResult):
+        return content.screenshot_blocks(shot, prefix="Screenshot after it")
     if isinstance(shot, ScreenshotFailed):
         if ticket is not None:
             ticket.cancel()
