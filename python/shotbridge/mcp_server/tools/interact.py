@@ -21,6 +21,7 @@ from shotbridge.mcp_server import arg_errors, content, shots
 from shotbridge.mcp_server.failures import to_tool_error
 from shotbridge.mcp_server.ratelimit import Refusal, Ticket
 from shotbridge.mcp_server.state import NAVIGATE_TIMEOUT_MS, ServerState
+from shotbridge.wire.extension import NavigateArgs
 from shotbridge.wire.interact import (
     CdpResult,
     InteractArgs,
@@ -140,10 +141,12 @@ async def _navigate(state: ServerState, a: ToolArgs) -> CallToolResult:
     """Straight to the extension's navigate: the host has nothing to map."""
     args = _navigate_args(a.navigation, a.url, a.new_tab)
     if a.keep_beforeunload:
-        args["keep_beforeunload"] = True
+        args.keep_beforeunload = True
     try:
         raw = await state.connection.request(
-            "navigate", args, timeout=NAVIGATE_TIMEOUT_MS / 1000 + 5
+            "navigate",
+            args.model_dump(mode="python", exclude_unset=True),
+            timeout=NAVIGATE_TIMEOUT_MS / 1000 + 5,
         )
     except Exception as exc:
         raise to_tool_error(exc) from exc
@@ -348,7 +351,7 @@ def _cdp_blocks(done: CdpResult) -> list[ContentBlock]:
     return [content.text(f"{done.method} → {body}")]
 
 
-def _navigate_args(navigation: str, url: str | None, new_tab: bool) -> dict[str, Any]:
+def _navigate_args(navigation: str, url: str | None, new_tab: bool) -> NavigateArgs:
     if navigation not in NAVIGATIONS:
         raise ToolError(
             f"Unknown navigation {navigation!r}. Valid values: {', '.join(NAVIGATIONS)}."
@@ -356,7 +359,7 @@ def _navigate_args(navigation: str, url: str | None, new_tab: bool) -> dict[str,
     if navigation != "url":
         if url:
             raise ToolError(f"navigation={navigation!r} takes no url.")
-        return {"action": navigation, "timeout_ms": NAVIGATE_TIMEOUT_MS}
+        return NavigateArgs(action=navigation, timeout_ms=NAVIGATE_TIMEOUT_MS)
     if not url or not url.strip():
         raise ToolError("action='navigate' needs url (or navigation='back'|'forward'|'reload').")
     url = url.strip()
@@ -364,7 +367,7 @@ def _navigate_args(navigation: str, url: str | None, new_tab: bool) -> dict[str,
         raise ToolError(
             f"url must be absolute with a scheme ({', '.join(SCHEMES)}), e.g. 'https://{url}'."
         )
-    return {"action": "goto", "url": url, "new_tab": new_tab, "timeout_ms": NAVIGATE_TIMEOUT_MS}
+    return NavigateArgs(action="goto", url=url, new_tab=new_tab, timeout_ms=NAVIGATE_TIMEOUT_MS)
 
 
 def _navigated(navigation: str, raw: dict[str, Any]) -> str:
