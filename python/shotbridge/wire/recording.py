@@ -15,7 +15,6 @@ from pydantic import (
     PrivateAttr,
     SerializerFunctionWrapHandler,
     field_serializer,
-    model_serializer,
 )
 
 from shotbridge.wire.model import Model
@@ -91,14 +90,8 @@ class ScreenshotsArgs(Model):
 class ShotItem(ShotMeta):
     """One screenshot of ``screenshots``: ``jpeg`` only when images were asked for and kept."""
 
-    jpeg: bytes | None = None
-
-    @model_serializer(mode="wrap")
-    def _without_absent_jpeg(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        out: dict[str, Any] = handler(self)
-        if self.jpeg is None:
-            out.pop("jpeg", None)  # the key is absent, as it always was, rather than null
-        return out
+    # Absent rather than null when there are no bytes, as the key always was.
+    jpeg: bytes | None = Field(None, exclude_if=lambda jpeg: jpeg is None)
 
 
 class ScreenshotsResult(Model):
