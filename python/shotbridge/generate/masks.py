@@ -13,6 +13,8 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from shotbridge.wire.extension import DiscoverArgs
+
 FRAMES = 5
 INTERVAL_S = 0.35  # five frames ≈ 1.4 s: a 1 Hz clock ticks at least once
 MAX_ELEMENTS = 100  # the most discover returns
@@ -64,7 +66,8 @@ async def sample(
     for i in range(frames):
         if i:
             await asyncio.sleep(interval)
-        found = await request("discover", {"target": "all_visible", "max": MAX_ELEMENTS})
+        ask = DiscoverArgs(target="all_visible", max=MAX_ELEMENTS)
+        found = await request("discover", ask.model_dump(exclude_unset=True))
         if url and found.get("url") != url:
             break  # the page moved on: compare only frames of one page
         url = str(found.get("url") or "")

@@ -68,6 +68,11 @@ AUTO_TIMEOUT_MS = 10_000
 RecorderCommand = Callable[[Any, dict[str, Any]], Awaitable[Model]]
 
 
+def _sent(args: ext.ExtensionArgs) -> dict[str, Any]:
+    """An extension command's arguments as they go to it: only the fields given."""
+    return args.model_dump(exclude_unset=True)
+
+
 def _since(value: Any) -> int:
     """timeline's ``since``: a sequence number (int, or digits); anything else is bad_request."""
     if value is None or value == "":
@@ -205,9 +210,8 @@ class Recorder:
 
     async def _observe(self, screenshot_id: int | None) -> None:
         try:
-            found = await self.link.request(
-                "discover", {"target": "all_visible", "max": OBSERVE_MAX}, timeout=5
-            )
+            ask = ext.DiscoverArgs(target="all_visible", max=OBSERVE_MAX)
+            found = await self.link.request("discover", _sent(ask), timeout=5)
         except Exception as exc:  # a page mid-navigation, no tab: an observation less
             log.debug("observation skipped: %s", exc)
             return
@@ -232,7 +236,7 @@ class Recorder:
     async def _loaded(self) -> bool:
         """Whether the tracked page finished loading (a page mid-navigation has not)."""
         try:
-            info = await self.link.request("page_info", {}, timeout=5)
+            info = await self.link.request("page_info", _sent(ext.PageInfoArgs()), timeout=5)
         except Exception as exc:
             log.debug("page_info while settling: %s", exc)
             return False
@@ -341,8 +345,8 @@ class Recorder:
                 )
         if new.network is not None:
             # The extension owns the wrapper; only a confirmed change counts.
-            ask = ext.RecordConfigArgs(network=new.network).model_dump(exclude_unset=True)
-            done = await self.link.request("record_config", ask, timeout=10)
+            ask = ext.RecordConfigArgs(network=new.network)
+            done = await self.link.request("record_config", _sent(ask), timeout=10)
             self.config.network = ext.RecordConfigReply.model_validate(done).network
         if new.auto_screenshot is not None:
             self.config.auto_screenshot = self.config.auto_screenshot.model_copy(
