@@ -139,6 +139,6 @@ async def _masked_screenshot(link: Link, shots: ShotRegistry | None, a: RawCdpAr
         source_height=shot.source_height,
         screenshot_id=shot.screenshot_id,
         masked=shot.masked,
-        url=shot.url,  # type: ignore[call-arg]  (kept as given: the image's page)
+        url=shot.url,
     )
-    return CdpResult(method=a.method, tab_id=shot.tab_id, result={}, image=image)  # type: ignore[call-arg]
+    return CdpResult(method=a.method, tab_id=shot.tab_id, result={}, image=image)
