@@ -65,18 +65,47 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
 # The capture and click path, where no function may pass MAX_LINES: Python files relative to the
 # package folder, JavaScript files relative to extension/.
 HOT_PATH_PY: tuple[str, ...] = (
-    "host/screenshot.py",
-    "host/main.py",
-    "host/interact.py",
-    "host/shots.py",
-    "host/after_capture.py",
+    # the MCP tools and the CLI command that ask for pixels or a click
     "mcp_server/tools/capture.py",
     "mcp_server/tools/observe.py",
     "mcp_server/tools/interact.py",
+    "mcp_server/shots.py",
+    "mcp_server/content.py",
+    "mcp_server/connection.py",
+    "cli/capture.py",
+    # both ends of the bus, and the frames
+    "client/bus_client.py",
+    "client/connect.py",
+    "transport/framing.py",
+    "host/bus.py",
+    # the host's commands, the session that keeps their images, the link to the extension
+    "host/main.py",
+    "host/screenshot.py",
+    "host/interact.py",
+    "host/shots.py",
+    "host/after_capture.py",
+    "host/sessions.py",
+    "host/diff_memory.py",
+    "host/extension_link.py",
+    # the Rust core's typed front
+    "image.py",
+    "diff.py",
 )
 HOT_PATH_JS: tuple[str, ...] = (
+    # the service worker: the port, dispatch and arguments, capture, input
+    "background.js",
+    "lib/native.js",
+    "lib/commands.js",
+    "lib/args.js",
     "lib/capture.js",
+    "lib/debugger.js",
+    "lib/page.js",
+    "lib/frames.js",
+    "lib/inspect.js",
     "lib/input.js",
+    # in the page: the secrets' probe, the labels' discovery, where a click lands
+    "page/probe.js",
+    "page/discover.js",
     "page/interact.js",
 )
 
