@@ -188,8 +188,7 @@ async def _cdp(link: Link, shots: ShotRegistry, a: InteractArgs, timeout: float)
     """Raw CDP, behind the user's gate, the log and the masks of shotbridge.host.rawcdp."""
     from shotbridge.host import rawcdp
 
-    raw = a.model_dump(include=rawcdp.ARGS, exclude_none=True)
-    return CdpResult.model_validate(await rawcdp.run(link, shots, raw))
+    return await rawcdp.run(link, shots, a.model_dump(include=rawcdp.ARGS, exclude_none=True))
 
 
 ACTIONS: dict[str, Act] = {
