@@ -11,7 +11,8 @@ import contextlib
 import logging
 import os
 from dataclasses import dataclass
-from typing import Literal
+from pathlib import Path
+from typing import Any, Literal
 
 from shotbridge.client.browser import HeadlessBrowser
 from shotbridge.client.bus_client import BusClient, wait_for_host
@@ -124,6 +125,27 @@ async def connect(
             # On stderr for the CLI (a warning reaches it unconfigured); in the MCP server's log.
             log.warning("%s", HEADLESS_NOTE)
     return await start_headless(window_size=window_size, device_scale_factor=device_scale_factor)
+
+
+async def other_browsers_tabs(mine: int | None) -> list[tuple[paths.HostInfo, list[Any]]]:
+    """``list_tabs`` of each of the user's connected browsers but host ``mine``, with its host.
+
+    A browser that does not answer is left out: another browser is extra information, not required.
+    """
+    found: list[tuple[paths.HostInfo, list[Any]]] = []
+    for other in paths.list_hosts():
+        if other.pid == mine or not other.connected:
+            continue
+        try:
+            async with await BusClient.connect_path(
+                Path(other.socket), info=other, timeout=2.0
+            ) as client:
+                reply = await client.request("list_tabs", timeout=5.0)
+        except Exception as exc:
+            log.info("list_tabs of host %s failed: %s", other.pid, exc)
+            continue
+        found.append((other, reply.get("tabs", [])))
+    return found
 
 
 async def connect_user(host: str | None = None) -> Connection | None:

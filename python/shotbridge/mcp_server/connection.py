@@ -92,10 +92,7 @@ class _BusLink:
         Each tab says which host and profile it belongs to and whether it is in the browser this
         server uses (``in_use``); another browser's tab is reached with ``shotctl mcp --host``.
         """
-        from pathlib import Path
-
-        from shotbridge.client.bus_client import BusClient
-        from shotbridge.transport import paths
+        from shotbridge.client.connect import other_browsers_tabs
 
         info = self._conn.client.info
         mine = info.pid if info else None
@@ -103,19 +100,9 @@ class _BusLink:
             {**t, "host": mine, "profile_id": info.profile_id if info else None, "in_use": True}
             for t in own.get("tabs", [])
         ]
-        for other in [] if self.headless else paths.list_hosts():
-            if other.pid == mine or not other.connected:
-                continue
-            try:
-                async with await BusClient.connect_path(
-                    Path(other.socket), info=other, timeout=2.0
-                ) as client:
-                    found = await client.request("list_tabs", timeout=5.0)
-            except Exception as exc:  # another browser is extra information, not required
-                log.info("list_tabs of host %s failed: %s", other.pid, exc)
-                continue
+        for other, found in [] if self.headless else await other_browsers_tabs(mine):
             extra = {"host": other.pid, "profile_id": other.profile_id, "in_use": False}
-            tabs += [{**t, "tracked": False, **extra} for t in found.get("tabs", [])]
+            tabs += [{**t, "tracked": False, **extra} for t in found]
         return {**own, "tabs": tabs}
 
     async def revive(self) -> bool:
