@@ -1,4 +1,4 @@
-"""Early, plain errors (issue 14): configure refuses bad mask selectors at once, and a tool's
+"""Early, plain errors: configure refuses bad mask selectors at once, and a tool's
 argument validation error reaches the model as one sentence naming the field and allowed values.
 Runs the real ``shotctl mcp`` over stdio; neither check needs a browser."""
 

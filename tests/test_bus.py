@@ -397,7 +397,7 @@ def test_client_without_host_says_what_to_do(rundir: Path) -> None:
     run(scenario())
 
 
-# ---- liveness: slow, stuck and greedy clients (issue 12) ------------------------------------
+# ---- liveness: slow, stuck and greedy clients ------------------------------------
 
 
 def _peer_hung_up(sock: socket.socket) -> bool:

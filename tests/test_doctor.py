@@ -198,7 +198,7 @@ def chromium_profile(root: Path, ext_id: str, location: int = 8) -> Path:
 
 
 def test_a_profile_with_the_extension_but_no_manifest_fails(tmp_path: Path) -> None:
-    """Issue 11: a --user-data-dir profile silently never connected while doctor passed."""
+    """A --user-data-dir profile once silently never connected while doctor passed."""
     home = tmp_path / "home"
     layout = Layout(home=home)
     ext_id = make_extension(tmp_path / "ext")

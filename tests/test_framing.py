@@ -236,7 +236,7 @@ def test_unencodable_messages() -> None:
         BUS.encode({"x": object()})
 
 
-# ---- shared budget and stalls (issue 12) ---------------------------------------------------
+# ---- shared budget and stalls ---------------------------------------------------
 
 
 def _reader(*chunks: bytes, eof: bool = True) -> asyncio.StreamReader:

@@ -1,4 +1,4 @@
-"""A host that cannot be held hostage (issue 12), measured on the real ``shotctl host`` process.
+"""A host that cannot be held hostage, measured on the real ``shotctl host`` process.
 
 The host runs as a subprocess exactly as in tests/test_host.py (a fake extension on its stdin and
 stdout); bus clients are raw sockets, so a test can stop reading, half-send a frame or vanish.

@@ -1,4 +1,4 @@
-"""``shotctl install --system`` refuses a per-user interpreter (issue 9, defect 10).
+"""``shotctl install --system`` refuses a per-user interpreter.
 
 Before, it wrote a system-wide launcher running whichever Python ran the command, e.g. one user's
 ``~/.venv``: every user's browser would then run code that user can change.

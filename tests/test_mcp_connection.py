@@ -1,5 +1,5 @@
 """The MCP server's connection: `auto` re-decides at each call, headless results say so, and a
-change of browser is reported before anything else (issue 11). Fake links, real Connection."""
+change of browser is reported before anything else. Fake links, real Connection."""
 
 from __future__ import annotations
 

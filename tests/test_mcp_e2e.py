@@ -186,7 +186,7 @@ def test_annotated_labels_and_map_match_the_page(s: McpSession, pages: str) -> N
     assert search["name"] == "Search products" and search["interactionHint"] == "editable"
     assert "Shadow action" in (shadow["name"], shadow["text"])  # found inside the open shadow root
     assert pw["tag"] == "input" and pw["interactionHint"] == "editable"
-    # Issue 14: "Roles are right for password inputs (no role; say `type: password`)".
+    # "Roles are right for password inputs (no role; say `type: password`)".
     assert (pw["role"], pw["type"]) == ("", "password")
     assert (save["role"], search["role"]) == ("button", "textbox")
     for a in marks:
@@ -306,14 +306,14 @@ def test_capture_failures_are_actionable(s: McpSession, pages: str) -> None:
 def test_restricted_page(s: McpSession, pages: str) -> None:
     r = s.call("interact", {"action": "navigate", "url": "about:version"})
     assert not r.is_error, text_of(r)
-    # Issue 11: "Restricted pages are named ... switch to a web page or pass tab_id".
+    # "Restricted pages are named ... switch to a web page or pass tab_id".
     named = re.compile(
         r"The tracked tab \(tab \d+\) shows chrome://version/ \(a browser page that cannot be "
         r"captured or scripted\); switch to a web page or pass tab_id\."
     )
     r = s.call("capture_screenshot", {})
     assert r.is_error and named.search(text_of(r)), text_of(r)
-    # Issue 14: the annotated observe still answers with what can be known, and says why no image.
+    # The annotated observe still answers with what can be known, and says why no image.
     r = s.call("observe", {"annotate_screenshot": True})
     assert not r.is_error, text_of(r)
     page = json.loads(text_of(r))["page"]

@@ -1,4 +1,4 @@
-"""Every MCP request is answered (issue 12): raw bytes into the real ``shotctl mcp`` over stdio.
+"""Every MCP request is answered: raw bytes into the real ``shotctl mcp`` over stdio.
 
 The MCP SDK drops lines its parser refuses (a ``\\ud800`` escape, JSON nested 20,000 deep, a wrong
 type in the envelope) and the client waits forever. shotbridge screens each line first

@@ -203,7 +203,7 @@ def test_generation_tools() -> None:
     async def scenario(c: mcp.Client) -> None:
         r = await c.call_tool("generate_test", {})
         code = texts(r)[0]
-        # Issue 13: specs are "valid TypeScript and valid ESM" by default; js is opt-in.
+        # Specs are "valid TypeScript and valid ESM" by default; js is opt-in.
         assert code.startswith("```ts\n// Playwright test")
         assert "await page.getByRole('button', { name: 'Add', exact: true }).click();" in code
         assert "toHaveScreenshot('step-1.png'" in code

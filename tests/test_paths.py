@@ -1,4 +1,4 @@
-"""Discovery that does not depend on the caller's environment (issue 11): a host registered under
+"""Discovery that does not depend on the caller's environment: a host registered under
 $XDG_RUNTIME_DIR is found by a client that has only HOME."""
 
 from __future__ import annotations

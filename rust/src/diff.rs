@@ -1,4 +1,4 @@
-//! Visual diff of two screenshots of the same page (issue 16).
+//! Visual diff of two screenshots of the same page.
 //!
 //! 1. Alignment: both images map to page coordinates through their scroll offset and scale
 //!    (image px per CSS px). The "before" image is resampled to the "after" scale if they differ,

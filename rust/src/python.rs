@@ -31,7 +31,7 @@ fn to_py(e: CoreError) -> PyErr {
         CoreError::UnknownFormat(_) => UnknownFormatError::new_err(msg),
         CoreError::Corrupt(_) => CorruptImageError::new_err(msg),
         CoreError::TooLarge(_) => ImageTooLargeError::new_err(msg),
-        // Every refusal is an ImageError: callers catch one family (issue 12).
+        // Every refusal is an ImageError: callers catch one family.
         CoreError::Options(_) => InvalidInputError::new_err(msg),
         CoreError::Internal(_) => CoreInternalError::new_err(msg),
     }

@@ -5,7 +5,7 @@ stdio subprocess (``--browser connected``, pointed at the test browser's bus). T
 is tests/e2e/conftest.py's ``/stream``: the start of an HTML document with three controls, then a
 byte every 0.2 s that never ends it, so ``document.readyState`` stays "loading".
 
-Each call runs under a 5 s MCP read timeout: before issue 14, chrome.scripting waited for the
+Each call runs under a 5 s MCP read timeout: once, chrome.scripting waited for the
 document to go idle (it never does while streaming) and observe failed after 15 s.
 """
 

@@ -7,7 +7,7 @@ tests/pages/dialogs/busy.html: #spin starts an endless loop in the page's main t
 click returns); #late opens an alert 3 s after the click, when shotbridge's debugger has usually
 detached (Chrome does not report a dialog that opened before a debugger attached).
 
-Before issue 12 every call on a spinning page waited its full timeout (observe 10 s, capture and
+Once, every call on a spinning page waited its full timeout (observe 10 s, capture and
 click 15 s) and said "The page may still be loading", and navigating the tab to a same-site URL
 failed for good. Each call here has a bus timeout well under those waits.
 """

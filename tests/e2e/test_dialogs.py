@@ -1,10 +1,10 @@
-"""JavaScript dialogs in real headless Chromium: seen, named in every result, answered (issue 12).
+"""JavaScript dialogs in real headless Chromium: seen, named in every result, answered.
 
 tests/pages/dialogs/alert.html has an alert, a confirm and a prompt button (#result shows what the
 page got back); load-alert.html alerts from a script in its head; beforeunload.html arms a
 beforeunload handler once something is typed into it.
 
-Before issue 12 every call after an alert waited its full timeout (click 15 s, observe 10 s,
+Once, every call after an alert waited its full timeout (click 15 s, observe 10 s,
 capture 15 s) and then said "The page may still be loading". Here each call is given a bus
 timeout well under those waits: a call that waited would fail with the client's own timeout, not
 with the dialog's name.

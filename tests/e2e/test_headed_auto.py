@@ -1,5 +1,5 @@
 """`--browser auto` re-decides at every call, says when a result comes from a headless browser of
-ours, and reports in plain words when the browser behind it changed (issue 11)."""
+ours, and reports in plain words when the browser behind it changed."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Chrome's "started debugging this browser" bar in a headed Chromium under Xvfb (issue 11).
+"""Chrome's "started debugging this browser" bar in a headed Chromium under Xvfb.
 
 The user's part is done with the real keyboard (xdotool): pressing Cancel on the bar, opening the
 shotbridge popup page and pressing its "Allow debugging again". shotbridge's part goes through the

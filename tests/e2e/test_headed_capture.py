@@ -1,5 +1,5 @@
 """Headed Chromium with a normal profile: capture of the visible tab, and discovery that works
-from an IDE's minimal environment (issue 11)."""
+from an IDE's minimal environment."""
 
 from __future__ import annotations
 

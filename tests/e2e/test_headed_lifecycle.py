@@ -1,4 +1,4 @@
-"""Update and removal (issue 11): doctor fails on an extension of another version and says how to
+"""Update and removal: doctor fails on an extension of another version and says how to
 reload it; `shotctl uninstall` stops the running host, removes launcher, manifests and records,
 and says how to remove the extension."""
 

@@ -1,5 +1,5 @@
 """A browser started with --user-data-dir: doctor finds it, names the fix, and the fix works
-(issue 11: such a profile used to never connect while doctor passed)."""
+(such a profile used to never connect while doctor passed)."""
 
 from __future__ import annotations
 

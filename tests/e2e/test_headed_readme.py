@@ -1,4 +1,4 @@
-"""README's "Use it with your own Chrome", followed word for word in a headed Chromium (issue 11).
+"""README's "Use it with your own Chrome", followed word for word in a headed Chromium.
 
 Every ```sh block of that section runs, line by line, in one shell of a fresh user session (its
 own HOME and XDG_RUNTIME_DIR, an Xvfb display). Only README's variables are set to this

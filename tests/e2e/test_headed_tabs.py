@@ -1,4 +1,4 @@
-"""The tracked tab in a headed Chromium under Xvfb (issue 11): it follows the tab and window the
+"""The tracked tab in a headed Chromium under Xvfb: it follows the tab and window the
 user focuses (switched with the real keyboard through xdotool) unless one was chosen with
 ``track`` / ``tab_id``; a ``chrome://`` tab is named when it cannot be captured, and text-only
 tools still answer there."""

@@ -1,5 +1,5 @@
 """Two of the user's browsers connected at once, each with its own host: doctor and observe(tabs)
-show both, and --host picks one for `shotctl capture` and `shotctl mcp` (issue 11)."""
+show both, and --host picks one for `shotctl capture` and `shotctl mcp`."""
 
 from __future__ import annotations
 

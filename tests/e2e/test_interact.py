@@ -223,7 +223,7 @@ def test_coordinate_action_after_navigation_is_refused(
 
 
 def test_raw_cdp_is_opt_in(pages_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The client's allow_cdp grants nothing; the user's host config does (issue 9, #10)."""
+    """The client's allow_cdp grants nothing; the user's host config does."""
     monkeypatch.setenv("SHOTBRIDGE_CONFIG_DIR", str(tmp_path))  # the browser's host inherits it
     browser = start_browser(window_size=(1280, 800))
 

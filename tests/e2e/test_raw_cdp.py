@@ -1,4 +1,4 @@
-"""Raw CDP in real Chromium: the user's decision, logged, never an unmasked image (issue 9, #10).
+"""Raw CDP in real Chromium: the user's decision, logged, never an unmasked image.
 
 Before: the host ran raw CDP for any bus client that asked, and a raw ``Page.captureScreenshot``
 came back with the password field in clear and was not written to SHOTBRIDGE_SCREENSHOT_DIR.

@@ -1,5 +1,5 @@
 """Hostile pages vs. the capture path, in real Chromium: one image shows one document, masks follow
-moving fields, and every secret the shared rule list names is masked (issue 9, defects 2, 8, 9).
+moving fields, and every secret the shared rule list names is masked.
 
 Secrets on these pages are pure green (#00ff00) on a dark page, so a leak is any green pixel in
 the host's output image: the one that would go to the model.

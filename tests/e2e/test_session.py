@@ -1,4 +1,4 @@
-"""Session memory and generation end to end, in real headless Chromium (issue 6).
+"""Session memory and generation end to end, in real headless Chromium.
 
 A copy of tests/pages/app is served on 127.0.0.1 with a JSON endpoint (POST /api/notes). The real
 extension records a session driven by the host's ``interact`` command (trusted CDP input): open
@@ -302,7 +302,7 @@ def test_generated_spec_baselines_passes_then_catches_css_change(
     assert "toHaveScreenshot('step-2.png', { maxDiffPixels: 100" in visual
     assert "mask: [page.locator('#clock')]" in visual
     assert "getByTestId('add-note')" in visual and "getByRole('link'" in visual
-    # Fixtures serve the GETs that filled the page (issue 13); this session made none, and the
+    # Fixtures serve the GETs that filled the page; this session made none, and the
     # replayed click sends the POST itself, once: no setup writes, and the spec says why.
     assert "test.beforeAll" not in visual and "no GET response was recorded" in visual
     assert "alice@corp.example" not in visual.split("test(")[0]  # fixtures are sanitised
@@ -412,7 +412,7 @@ def test_mcp_resources_observe_and_generation(app: tuple[str, Path]) -> None:
         assert "import { test, expect } from '@playwright/test';" in spec  # ESM + TS by default
         # form.html (the page open now) has a live clock: the live sampling masks just it.
         assert "mask: [page.locator('#clock')]" in spec and "tests/session.spec.ts" in spec
-        # Issue 13's options through the real stdio: CommonJS JavaScript, and fixtures that
+        # The generators' options through the real stdio: CommonJS JavaScript, and fixtures that
         # cannot be produced (network capture was off) say why instead of vanishing.
         r = call(
             "generate_test",

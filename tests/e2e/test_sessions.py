@@ -1,4 +1,4 @@
-"""Sessions per client (issues 11 and 12): two real ``shotctl mcp`` stdio servers on one browser,
+"""Sessions per client: two real ``shotctl mcp`` stdio servers on one browser,
 headless and the user's own headed one.
 
 Each server is its own session in the host: its own screenshots, labels, steps and timeline. A

@@ -1,4 +1,4 @@
-"""`shotctl capture URL|FILE` with a connected browser leaves the user's tab alone (issue 11), in a
+"""`shotctl capture URL|FILE` with a connected browser leaves the user's tab alone, in a
 headless browser and in the user's own headed one.
 
 The capture opens an unfocused window of its own, captures it and closes it: the user's tracked
