@@ -401,7 +401,7 @@ def test_host_process_serves_and_exits_cleanly_on_eof(rundir: Path) -> None:
         async with host_process(rundir, EXTENSION_ORIGIN, "--parent-window=0") as (proc, fake):
             await fake.send(HELLO)
             status = await wait_for_host(rundir, timeout=10)
-            assert status["pid"] == proc.pid and status["profile_id"] == "prof-A"
+            assert status.pid == proc.pid and status.profile_id == "prof-A"
             sock = paths.socket_path(proc.pid, rundir)
             assert stat.S_IMODE(os.stat(sock).st_mode) == 0o600
             assert stat.S_IMODE(os.stat(rundir).st_mode) == 0o700
@@ -458,7 +458,7 @@ def test_host_refuses_a_foreign_origin(rundir: Path) -> None:
         dev = "chrome-extension://devdevdev/"
         async with host_process(rundir, dev, SHOTBRIDGE_ALLOWED_ORIGINS=dev) as (proc, fake):
             await fake.send(HELLO)
-            assert (await wait_for_host(rundir, timeout=10))["pid"] == proc.pid
+            assert (await wait_for_host(rundir, timeout=10)).pid == proc.pid
             fake.disconnect()
             assert await asyncio.wait_for(proc.wait(), 5) == 0
 

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from shotbridge.transport import paths
 from shotbridge.transport.framing import BUS, Codec
 from shotbridge.wire.errors import BusError, CommandError, ErrorCode, FrameError, NotConnectedError
-from shotbridge.wire.messages import reply_result
+from shotbridge.wire.messages import HostStatus, reply_result
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -249,7 +249,7 @@ async def wait_for_host(
     *,
     host: str | None = None,
     interval: float = 0.1,
-) -> dict[str, Any]:
+) -> HostStatus:
     """Poll until a host answers ``status``; return that status.
 
     With ``connected``, also wait for its extension to be connected *and* to have said hello
@@ -260,8 +260,8 @@ async def wait_for_host(
     while True:
         try:
             async with await BusClient.connect(host, runtime_dir=runtime_dir, timeout=1.0) as c:
-                status = await c.request("status", timeout=2.0)
-            if not connected or (status.get("connected") and status.get("profile_id")):
+                status = HostStatus.model_validate(await c.request("status", timeout=2.0))
+            if not connected or status.ready:
                 return status
             last = "a host is running but its extension has not connected yet"
         except (BusError, CommandError) as exc:
@@ -277,5 +277,5 @@ def wait_for_host_sync(
     connected: bool = True,
     *,
     host: str | None = None,
-) -> dict[str, Any]:
+) -> HostStatus:
     return asyncio.run(wait_for_host(runtime_dir, timeout, connected, host=host))

@@ -18,6 +18,7 @@ from shotbridge.client.browser import HeadlessBrowser
 from shotbridge.client.bus_client import BusClient, wait_for_host
 from shotbridge.transport import paths
 from shotbridge.wire.errors import BrowserError, BusError, NotConnectedError
+from shotbridge.wire.messages import HostStatus
 
 log = logging.getLogger(__name__)
 
@@ -70,11 +71,11 @@ async def _connected_client(host: str | None = None) -> BusClient:
     """A client of the most recently active host whose extension is connected."""
     client = await BusClient.connect(host, timeout=2.0)
     try:
-        status = await client.request("status", timeout=2.0)
+        status = HostStatus.model_validate(await client.request("status", timeout=2.0))
     except Exception:
         await client.close()
         raise
-    if not status.get("connected"):
+    if not status.connected:
         await client.close()
         raise NotConnectedError("a shotbridge host is running but no extension is connected to it")
     return client

@@ -30,7 +30,7 @@ from shotbridge.transport import paths
 from shotbridge.transport.framing import NATIVE
 from shotbridge.wire.errors import CommandError, ErrorCode, FrameError, ImageError, ShotbridgeError
 from shotbridge.wire.interact import CdpResult
-from shotbridge.wire.messages import EXTENSION_ORIGIN, PROTOCOL_VERSION, Request
+from shotbridge.wire.messages import EXTENSION_ORIGIN, HostStatus, Request
 from shotbridge.wire.screenshot import ScreenshotResult
 
 log = logging.getLogger(__name__)
@@ -223,20 +223,19 @@ class Host:
             log.exception("command %r failed", req.cmd)
             return error_frame(req.id, ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}")
 
-    async def _status(self, conn: BusConnection, args: dict[str, Any]) -> dict[str, Any]:
+    async def _status(self, conn: BusConnection, args: dict[str, Any]) -> HostStatus:
         hello = self.link.hello
-        return {
-            "pid": self.pid,
-            "profile_id": hello.profile_id if hello else None,
-            "extension_version": hello.extension_version if hello else None,
-            "connected": self.link.connected,
-            "user_agent": hello.user_agent if hello else None,
-            "tracked_tab": self.link.tracked_tab,
-            "started": self.started,
-            "last_active": self.last_active,
-            "protocol": PROTOCOL_VERSION,
-            "extension_protocol": hello.protocol if hello else None,
-        }
+        return HostStatus(
+            pid=self.pid,
+            profile_id=hello.profile_id if hello else None,
+            extension_version=hello.extension_version if hello else None,
+            connected=self.link.connected,
+            user_agent=hello.user_agent if hello else None,
+            tracked_tab=self.link.tracked_tab,
+            started=self.started,
+            last_active=self.last_active,
+            extension_protocol=hello.protocol if hello else None,
+        )
 
     async def _screenshot(self, conn: BusConnection, args: dict[str, Any]) -> ScreenshotResult:
         try:  # lazy: both may pull in the core, and its absence is this command's error

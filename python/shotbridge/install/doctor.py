@@ -23,7 +23,6 @@ import subprocess
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel
 
@@ -39,7 +38,7 @@ from shotbridge.install.register import (
 )
 from shotbridge.transport import paths
 from shotbridge.wire.errors import ShotbridgeError
-from shotbridge.wire.messages import EXTENSION_ID, EXTENSION_ORIGIN, HOST_NAME
+from shotbridge.wire.messages import EXTENSION_ID, EXTENSION_ORIGIN, HOST_NAME, HostStatus
 
 
 class Status(StrEnum):
@@ -292,11 +291,11 @@ def check_runtime_dir(directory: Path) -> Check:
     return ok(name, f"{directory} (mode 700, yours)")
 
 
-async def _host_status(info: paths.HostInfo) -> dict[str, Any]:
+async def _host_status(info: paths.HostInfo) -> HostStatus:
     from shotbridge.client.bus_client import BusClient
 
     async with await BusClient.connect_path(Path(info.socket), info=info, timeout=2.0) as client:
-        return await client.request("status", timeout=2.0)
+        return await client.ask("status", None, HostStatus, timeout=2.0)
 
 
 def manifest_reachable(root: Path, browser: str | None, layouts: list[Layout]) -> Path | None:
@@ -385,23 +384,23 @@ def check_hosts(directory: Path | None = None) -> list[Check]:
             )
             continue
         checks.append(ok(name, f"answers on {info.socket}", required=False))
-        version = status.get("extension_version")
-        if status.get("connected") and status.get("profile_id") and version != __version__:
+        version = status.extension_version
+        if status.ready and version != __version__:
             checks.append(
                 fail(
                     f"extension via host {info.pid}",
-                    f"connected from profile {status.get('profile_id')}, but the extension is "
+                    f"connected from profile {status.profile_id}, but the extension is "
                     f"version {version} and this shotbridge is {__version__}",
                     version_fix(),
                 )
             )
-        elif status.get("connected") and status.get("profile_id"):
+        elif status.ready:
             checks.append(
                 ok(
                     f"extension via host {info.pid}",
                     f"connected: extension {version}, profile "
-                    f"{status.get('profile_id')} (`--host {status.get('profile_id')}` or "
-                    f"`--host {info.pid}` picks it), tracked tab {status.get('tracked_tab')}",
+                    f"{status.profile_id} (`--host {status.profile_id}` or "
+                    f"`--host {info.pid}` picks it), tracked tab {status.tracked_tab}",
                     required=False,
                 )
             )

@@ -24,6 +24,27 @@ EXTENSION_ORIGIN = f"chrome-extension://{EXTENSION_ID}/"
 PROTOCOL_VERSION = 1
 
 
+class HostStatus(Model):
+    """The bus command ``status``: which host this is and whether its extension is connected."""
+
+    pid: int
+    connected: bool
+    # From the extension's hello; None until it said hello.
+    profile_id: str | None = None
+    extension_version: str | None = None
+    user_agent: str | None = None
+    extension_protocol: int | None = None
+    tracked_tab: int | None = None
+    started: float
+    last_active: float
+    protocol: int = PROTOCOL_VERSION
+
+    @property
+    def ready(self) -> bool:
+        """Connected and introduced: a capture can follow straight away."""
+        return self.connected and bool(self.profile_id)
+
+
 class ErrorInfo(Model):
     code: ErrorCode
     message: str
