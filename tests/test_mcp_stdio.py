@@ -30,6 +30,7 @@ from mcp.types import ImageContent, TextContent
 from PIL import Image
 from shotbridge.transport import paths
 from shotbridge.transport.framing import BUS
+from shotbridge.wire.messages import HostStatus
 
 from tests.mcp_fakes import PAGE_INFO, screenshot_result
 from tests.mcp_stdio import McpSession, RawServer, server_params
@@ -47,7 +48,10 @@ class FakeHost:
 
     def answer(self, cmd: str, args: dict[str, Any]) -> dict[str, Any]:
         if cmd == "status":
-            return {"ok": True, "result": {"connected": True, "profile_id": "fake"}}
+            status = HostStatus(
+                pid=os.getpid(), connected=True, profile_id="fake", started=0, last_active=0
+            )
+            return {"ok": True, "result": status.model_dump()}
         if cmd == "page_info":
             return {"ok": True, "result": PAGE_INFO}
         if cmd == "screenshot":
