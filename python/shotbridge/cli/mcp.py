@@ -10,11 +10,17 @@ import signal
 import sys
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import click
 
 from shotbridge.cli.options import browser_option, parse_window
+
+if TYPE_CHECKING:  # the server loads only when `shotctl mcp` runs
+    from mcp.server.mcpserver import MCPServer
+
+    from shotbridge.mcp_server import Connection
 
 CLIENTS = ("claude-code", "cursor", "vscode", "claude-desktop")
 
@@ -101,20 +107,17 @@ def mcp(
     if print_config:
         click.echo(client_config(print_config, server_command()))
         return
-    window = parse_window(window_size)
     level = log_level.upper()
     logging.basicConfig(
         level=level,
         stream=sys.stderr,
         format="shotctl mcp %(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-
     from shotbridge.mcp_server import Connection, ServerState, build_server, bus_factory
     from shotbridge.mcp_server.ratelimit import budget_from_options
     from shotbridge.mcp_server.session import SettingsSync
-    from shotbridge.mcp_server.stdio_guard import serve_stdio
 
-    connection = Connection(bus_factory(browser, window))  # type: ignore[arg-type]
+    connection = Connection(bus_factory(browser, parse_window(window_size)))  # type: ignore[arg-type]
     state = ServerState(
         connection=connection,
         budget=budget_from_options(cooldown, session_limit),
@@ -123,7 +126,12 @@ def mcp(
     )
     # Settings given before the browser exists reach every host the server connects to.
     state.connection = SettingsSync(state.connection, state)  # type: ignore[assignment]
-    server = build_server(state, log_level=level)  # type: ignore[arg-type]
+    serve(connection, build_server(state, log_level=level))  # type: ignore[arg-type]
+
+
+def serve(connection: Connection, server: MCPServer[Any]) -> None:
+    """Serve MCP over stdio until stdin ends or a signal comes; the headless browser ends too."""
+    from shotbridge.mcp_server.stdio_guard import serve_stdio
 
     def exit_on_signal(signum: int, _frame: FrameType | None) -> None:
         # End a headless browser we started, then leave at once: a graceful unwind would wait
