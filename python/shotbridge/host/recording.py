@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from shotbridge.host import buffer
+from shotbridge.host.after_capture import ElementReads
 from shotbridge.host.autoshot import Batch, Scheduler
 from shotbridge.host.buffer import ScreenshotBuffer
 from shotbridge.wire import extension as ext
@@ -87,9 +88,18 @@ def _since(value: Any) -> int:
 
 
 class Recorder:
-    def __init__(self, link: Link, shots: Any, *, clock: Any = time.monotonic) -> None:
+    def __init__(
+        self,
+        link: Link,
+        shots: Any,
+        *,
+        reads: ElementReads | None = None,
+        clock: Any = time.monotonic,
+    ) -> None:
         self.link = link
         self.shots = shots  # the host's ShotRegistry: only its screenshots are ours
+        # The session's one read of the page after each screenshot (shared with its diff memory).
+        self.reads = reads if reads is not None else ElementReads()
         self.timeline = Timeline()
         self.buffer = ScreenshotBuffer()
         self.config = RecordConfig()
@@ -204,7 +214,7 @@ class Recorder:
 
     async def _observe_shot(self, screenshot_id: int, tab_id: int | None) -> None:
         """The texts on the page when this screenshot was taken (the read the diff shares)."""
-        found = await self.shots.element_reads.of(self.link, screenshot_id, tab_id)
+        found = await self.reads.of(self.link, screenshot_id, tab_id)
         if found is not None:
             self._observed(found, screenshot_id)
 

@@ -28,6 +28,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from shotbridge.host.after_capture import ElementReads
 from shotbridge.host.recording import Recorder, RecorderCommand
 from shotbridge.host.shots import ShotRegistry
 from shotbridge.wire.diff import DiffArgs
@@ -56,7 +57,9 @@ class Session:
         self.conn = conn  # None for a named session: it outlives its clients
         self.link = link
         self.shots = ShotRegistry(ids=ids, session=self)
-        self.recorder = Recorder(link, self.shots)
+        # The page's elements after each image, read once for the recorder and the diff memory.
+        self.element_reads = ElementReads()
+        self.recorder = Recorder(link, self.shots, reads=self.element_reads)
 
     @property
     def gone(self) -> bool:
@@ -99,7 +102,7 @@ class Session:
             args,
             annotated=annotated,
             previous_id=previous_id,
-            read=lambda: self.shots.element_reads.of(self.link, shot_id, tab_id),
+            read=lambda: self.element_reads.of(self.link, shot_id, tab_id),
         )
         if (
             report

@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from shotbridge.host.after_capture import ElementReads
 from shotbridge.wire.errors import CommandError, ErrorCode
 from shotbridge.wire.geometry import Point, Rect, Size
 from shotbridge.wire.model import Model
@@ -103,7 +102,6 @@ class ShotRegistry:
         # The session these screenshots belong to: a command that holds only the registry
         # (interact's screenshot after acting, raw CDP's) takes its screenshot for that session.
         self.session = session
-        self.element_reads = ElementReads()  # the page's elements after each image, read once
 
     def add(self, **fields: Any) -> Shot:
         shot = Shot.model_validate({**fields, "id": next(self._ids)})
