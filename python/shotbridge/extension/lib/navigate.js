@@ -44,6 +44,9 @@ function loadWaiter(tabId, targetUrl, assumeLoading = false) {
   let resolve = () => {};
   const promise = /** @type {Promise<chrome.tabs.Tab>} */ (new Promise((r) => { resolve = r; }));
   const sameTarget = (/** @type {chrome.tabs.Tab} */ t) => targetUrl !== null && (t.url === targetUrl || t.url === targetUrl.replace(/\/$/, ''));
+  // A window opened on about:blank reports that page's own load too, sometimes after we start
+  // listening: its "complete" is not the end of a load to somewhere else.
+  const blankBefore = (/** @type {chrome.tabs.Tab} */ t) => t.url === 'about:blank' && targetUrl !== null && targetUrl !== 'about:blank';
   /** @type {Parameters<typeof chrome.tabs.onUpdated.addListener>[0]} */
   const onUpdated = (id, info, tab) => {
     if (id !== tabId) return;
@@ -52,14 +55,14 @@ function loadWaiter(tabId, targetUrl, assumeLoading = false) {
       sawChange = true;
       changed();
     }
-    if (info.status === 'complete' && (sawLoading || (started && sameTarget(tab)))) resolve(tab);
+    if (info.status === 'complete' && !blankBefore(tab) && (sawLoading || (started && sameTarget(tab)))) resolve(tab);
   };
   chrome.tabs.onUpdated.addListener(onUpdated);
   // Polling backs up the event for loads that finished between our calls.
   const poll = setInterval(async () => {
     if (!started) return;
     const t = await chrome.tabs.get(tabId).catch(() => null);
-    if (t && t.status === 'complete' && (sawLoading || sameTarget(t))) resolve(t);
+    if (t && t.status === 'complete' && !blankBefore(t) && (sawLoading || sameTarget(t))) resolve(t);
   }, 250);
   return {
     promise,
