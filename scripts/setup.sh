@@ -40,6 +40,9 @@ fi
 
 # Debian/Ubuntu: the build tools found missing above, plus the browser and display for tests.
 apt_packages=(chromium cmake nasm pkg-config build-essential python3-venv ca-certificates xvfb xauth xdotool)
+# Node runs the extension's unit tests, the layer check's JavaScript parser and Playwright; a
+# node already on PATH (nodesource, nvm) is kept.
+command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || apt_packages+=(nodejs npm)
 if $apt; then
   missing=()
   for p in "${apt_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
