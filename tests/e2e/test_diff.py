@@ -91,3 +91,16 @@ def test_scroll_is_not_a_change(s: McpSession, pages_url: str) -> None:
     assert len(images(r)) == 1
     assert f"0 regions changed since screenshot #{first}" in text, text
     assert "scrolled by (+0, +300)" in text, text
+
+
+def test_diff_after_an_annotated_observe_names_the_element(s: McpSession, pages_url: str) -> None:
+    """The page reads after each image skip the hit tests (and an annotated observe's read runs
+    between the two captures): what changed is still named."""
+    first = fresh(s, f"{pages_url}/diff/page.html?observed")
+    r = ok(s.call("observe", {"what": "page", "annotate_screenshot": True}))
+    assert len(images(r)) == 1 and "Save" in texts(r), texts(r)
+    goto(s, f"{pages_url}/diff/page.html?css=red")
+    r = ok(s.call("capture_screenshot", {"compare_to": first}))
+    text = texts(r)
+    assert f"changed since screenshot #{first}" in text, text
+    assert "(#save)" in text and "button 'Save'" in text, text

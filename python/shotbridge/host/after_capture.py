@@ -53,7 +53,9 @@ class ElementReads:
 
 async def _discover(link: Link, tab_id: int | None) -> Found | None:
     """The ``discover`` result now, or None when the page could not answer (the image stands)."""
-    args = DiscoverArgs(tab_id=tab_id, target="all_visible", max=MAX_ELEMENTS)
+    # Names and texts only: whether something covers an element is not asked (the hit tests
+    # were ~50 of the grid's 65 ms, and the next capture waits for this read to end).
+    args = DiscoverArgs(tab_id=tab_id, target="all_visible", max=MAX_ELEMENTS, covered=False)
     try:
         return await link.request(
             "discover", args.model_dump(mode="python", exclude_unset=True), timeout=TIMEOUT_S

@@ -284,6 +284,9 @@ class DiscoverArgs(TabArgs):
     include_offscreen: bool = Field(False, json_schema_extra=TRUTHY)
     # Line boxes of the visible text, for badge placement.
     text_rects: bool = Field(False, json_schema_extra=TRUTHY)
+    # Hit-test each element for something drawn over it (then listed in `hidden`, not `elements`).
+    # Off for reads that only want names and texts: the tests are most of a dense page's cost.
+    covered: bool = Field(True, json_schema_extra=TRUTHY)
 
 
 class DiscoverResult(Model):

@@ -119,6 +119,7 @@ export const COMMAND_ARGS = {
       max: { type: 'integer', min: 1, max: 100, default: 50, message: 'max must be an integer 1..100' },
       include_offscreen: truthy('include_offscreen is read as true or false'),
       text_rects: truthy('text_rects is read as true or false'),
+      covered: { ...truthy('covered is read as true or false'), default: true },
     },
     check(a) {
       if (a.target === 'custom' && !nonBlank(a.selector)) throw bad('target "custom" needs a selector');

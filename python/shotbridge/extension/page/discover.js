@@ -217,8 +217,9 @@
    * @param {string} target
    * @param {boolean} includeOffscreen
    * @param {{x: number, y: number, width: number, height: number}} viewportRect
+   * @param {boolean} [hitTests] false: skip the covered check (reads that want names, not reachability)
    */
-  function visibleOnes(candidates, target, includeOffscreen, viewportRect) {
+  function visibleOnes(candidates, target, includeOffscreen, viewportRect, hitTests = true) {
     /** @type {{el: Element, rect: DOMRect, role: string, proxy: Element | null}[]} */
     const kept = [];
     /** @type {{el: Element, role: string, by: Element}[]} */
@@ -243,7 +244,7 @@
       if (target === 'all_visible' && !(hasOwnText(el) || CONTENT_ROLES.has(role) || L.isInteractive(el))) {
         continue;
       }
-      if (onScreen) {
+      if (onScreen && hitTests) {
         const by = coveredBy(proxy || el, rect, proxy ? [el] : []);
         if (by) {
           if (target !== 'all_visible' || L.isInteractive(el)) hidden.push({ el, role, by });
@@ -312,7 +313,7 @@
    * With `frames`, the answer also says where this frame sits (`frame_path`) and where its own
    * iframes are (`child_frames`), so lib/frames.js can join every frame's elements into one list.
    * With `text_rects`, it also lists the line boxes of the visible text (for badge placement).
-   * @param {{target?: string, selector?: string | null, max?: number, include_offscreen?: boolean, frames?: boolean, text_rects?: boolean}} args
+   * @param {{target?: string, selector?: string | null, max?: number, include_offscreen?: boolean, frames?: boolean, text_rects?: boolean, covered?: boolean}} args
    */
   L.discover = (args) => {
     const target = args.target || 'interactive';
@@ -323,7 +324,7 @@
     const candidates = candidatesFor(target, args.selector, roots);
     if (!Array.isArray(candidates)) return candidates;
     const viewportRect = { x: 0, y: 0, width: window.innerWidth, height: window.innerHeight };
-    const found = visibleOnes(candidates, target, !!args.include_offscreen, viewportRect);
+    const found = visibleOnes(candidates, target, !!args.include_offscreen, viewportRect, args.covered !== false);
     const kept = target === 'all_visible' ? ownersOnly(found.kept) : found.kept;
     // Order on geometry first: names and unique selectors cost DOM queries, so they are computed
     // only for the `max` elements returned.
