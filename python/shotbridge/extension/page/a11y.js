@@ -21,7 +21,7 @@
   // Roles whose accessible name comes from their content (accname "name from content").
   const NAME_FROM_CONTENT = new Set(['button', 'link', 'tab', 'menuitem', 'option', 'heading',
     'checkbox', 'radio', 'switch', 'cell', 'row', 'treeitem', 'tooltip', 'menuitemcheckbox',
-    'menuitemradio', 'listitem']);
+    'menuitemradio', 'listitem', 'columnheader', 'rowheader', 'gridcell']);
 
   /** @param {Element} el */
   L.role = (el) => {
@@ -65,6 +65,25 @@
   }
 
   /**
+   * Text a `::before`/`::after` rule draws (CSS generated content is part of the name from
+   * content, as Chromium's tree has it: a picker's "Normal", an arrow before a caption).
+   * @param {Element} el
+   * @param {'::before' | '::after'} pseudo
+   */
+  function generated(el, pseudo) {
+    const cs = getComputedStyle(el, pseudo);
+    const c = cs.content;
+    if (!c || c === 'none' || c === 'normal') return '';
+    // A box of its own (inline-block, block) is a separate word in the name.
+    let out = cs.display === 'inline' ? '' : ' ';
+    // Quoted strings and attr() references, the parts of `content` that make text.
+    for (const m of c.matchAll(/"((?:[^"\\]|\\.)*)"|attr\(\s*([\w-]+)\s*\)/g)) {
+      out += m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : el.getAttribute(m[2]) || '';
+    }
+    return cs.display === 'inline' ? out : `${out} `;
+  }
+
+  /**
    * accname "name from content": text nodes, img alt, svg <title>, aria-label of descendants,
    * skipping what is hidden (a subset of accname 1.2 step 2F that covers icon controls).
    * @param {Node} node
@@ -94,6 +113,7 @@
       return title ? ` ${title.textContent || ''} ` : '';
     }
     if (['script', 'style', 'template', 'noscript'].includes(el.localName)) return '';
+    if (el.localName === 'br' || el.localName === 'wbr') return ' '; // a line break point, as the tree has it
     const block = depth > 0 && /^(div|p|li|h[1-6]|br|tr|td|th|section)$/.test(el.localName);
     // A shadow host's rendered content is its shadow tree (slots pull light children in).
     const sr = L.shadowRootOf ? L.shadowRootOf(el, true) : el.shadowRoot;
@@ -103,8 +123,9 @@
       const assigned = /** @type {HTMLSlotElement} */ (el).assignedNodes();
       if (assigned.length) kids = assigned;
     }
-    let out = '';
+    let out = generated(el, '::before');
     for (const k of kids) out += contentName(k, depth + 1);
+    out += generated(el, '::after');
     if (!out.trim() && depth > 0) out = el.getAttribute('title') || '';
     return block ? ` ${out} ` : out;
   }

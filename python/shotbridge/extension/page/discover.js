@@ -36,15 +36,58 @@
     return /rect\(0/.test(cs.clip) || /inset\(50%\)/.test(cs.clipPath);
   }
 
-  /** The visible element standing in for a hidden control: its label. @param {Element} el */
-  function proxyOf(el) {
+  /**
+   * A text field the page makes transparent or tiny to take the typing for a widget it draws
+   * itself (a terminal's or code editor's textarea at the cursor). @param {Element} el
+   */
+  function typingSink(el, /** @type {DOMRect} */ rect) {
+    if (el.localName !== 'textarea' && !(el.localName === 'input' && L.role(el) === 'textbox')) return false;
+    if (L.isDisabled(el) || !rendered(el)) return false;
+    // A form's value mirror (aria-hidden, out of the tab order) takes no typing.
+    if (el.getAttribute('aria-hidden') === 'true' || /** @type {HTMLElement} */ (el).tabIndex < 0) return false;
+    const cs = getComputedStyle(el);
+    return cs.visibility !== 'hidden' && (parseFloat(cs.opacity) === 0 || rect.width <= 2 || rect.height <= 2);
+  }
+
+  /** Laid out: no display:none (or skipped content) on it or an ancestor. @param {Element} el */
+  const rendered = (el) => typeof el.checkVisibility !== 'function' || el.checkVisibility();
+
+  /**
+   * The nearest visible ancestor drawn around `el` (the widget it serves), or null when `el` is
+   * not laid out at all (a closed dialog's field).
+   * @param {Element} el
+   * @param {DOMRect} rect
+   */
+  function drawnAround(el, rect) {
+    if (!rendered(el)) return null;
+    const cx = rect.x + rect.width / 2;
+    const cy = rect.y + rect.height / 2;
+    let n = L.composedParent(el);
+    for (let i = 0; n && i < 8; i++, n = L.composedParent(n)) {
+      const r = n.getBoundingClientRect();
+      const around = r.left <= cx && cx <= r.right && r.top <= cy && cy <= r.bottom;
+      if (around && r.width * r.height >= Math.max(4 * rect.width * rect.height, 64) && L.isVisible(n, r)) return { el: n, rect: r };
+    }
+    return null;
+  }
+
+  /**
+   * The visible element standing in for a hidden control: its label; else, when the control is
+   * transparent but has a size, the control itself (clicks land on it: `el: null`); else the
+   * drawn element around it.
+   * @param {Element} el
+   * @param {DOMRect} rect
+   * @returns {{el: Element | null, rect: DOMRect} | null}
+   */
+  function proxyOf(el, rect) {
     const labels = [.../** @type {any} */ (el).labels || []];
     const wrap = el.closest('label');
     for (const l of wrap ? [wrap, ...labels] : labels) {
       const r = l.getBoundingClientRect();
       if (L.isVisible(l, r)) return { el: /** @type {Element} */ (l), rect: r };
     }
-    return null;
+    if (el.localName === 'input' && rect.width > 2 && rect.height > 2) return { el: null, rect };
+    return drawnAround(el, rect);
   }
 
   /**
@@ -67,6 +110,9 @@
       const hit = L.deepElementFromPoint(x0 + (x1 - x0) * fx, y0 + (y1 - y0) * fy);
       if (!hit) continue;
       if (mine.some((m) => L.composedContains(m, hit))) return null;
+      // A shadow host around `el` is hit where its slotted light text is drawn (a kit's checkbox
+      // caption): that is the control's own rendering.
+      if (L.composedContains(hit, el) && L.shadowRootOf(hit, true)) return null;
       top = top || hit;
     }
     return top;
@@ -80,8 +126,18 @@
     if (all.length <= POINTER_SCAN_LIMIT) {
       for (const el of all) {
         if (declared.has(el) || SKIP_TAGS.has(el.localName) || !L.pointerStarts(el)) continue;
-        // A pointer wrapper around a declared control repeats it: the control is the target.
+        // A pointer wrapper around a declared control repeats it: the control is the target
+        // (also when the control is in the wrapper's shadow root: a kit's button host).
         if (el.querySelector(L.INTERACTIVE_SELECTOR)) continue;
+        const sr = L.shadowRootOf(el, true);
+        if (sr && sr.querySelector(L.INTERACTIVE_SELECTOR)) continue;
+        // A grid draws a header's caption and sort icon inside the header cell: the header
+        // (role, name, what a click sorts) is the control.
+        const header = el.closest('[role="columnheader"], [role="rowheader"]');
+        if (header && !header.querySelector(L.INTERACTIVE_SELECTOR)) {
+          out.push(header);
+          continue;
+        }
         const text = /** @type {HTMLElement} */ (el).innerText;
         if (!el.getAttribute('role') && !(text && text.trim()) && !el.querySelector('svg, img')) continue;
         out.push(el);
@@ -229,11 +285,11 @@
       let rect = el.getBoundingClientRect();
       /** @type {Element | null} */
       let proxy = null;
-      if (hiddenToggle(el, rect) && target !== 'custom') {
-        const p = proxyOf(el);
+      if ((hiddenToggle(el, rect) || typingSink(el, rect)) && target !== 'custom') {
+        const p = typingSink(el, rect) ? drawnAround(el, rect) : proxyOf(el, rect);
         if (!p || proxied.has(p.el)) continue;
         proxy = p.el;
-        proxied.add(p.el);
+        if (p.el) proxied.add(p.el);
         rect = p.rect;
       } else if (!L.isVisible(el, rect)) {
         continue;
@@ -254,7 +310,21 @@
       kept.push({ el, rect, role, proxy });
     }
     // A label that stands in for its hidden control is not listed again as a text or pointer target.
-    return { kept: kept.filter((k) => !proxied.has(k.el)), hidden };
+    return { kept: withoutRows(kept.filter((k) => !proxied.has(k.el))), hidden };
+  }
+
+  /**
+   * A grid row holding controls (a selection checkbox) is not a control of its own: a click on
+   * the row's middle selects nothing.
+   * @template {{el: Element, role: string}} K
+   * @param {K[]} kept
+   * @returns {K[]}
+   */
+  function withoutRows(kept) {
+    const rows = kept.filter((k) => k.role === 'row');
+    if (!rows.length) return kept;
+    const holding = new Set(rows.filter((r) => kept.some((k) => k !== r && L.composedContains(r.el, k.el))));
+    return kept.filter((k) => !holding.has(k));
   }
 
   /**

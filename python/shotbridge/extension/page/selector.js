@@ -33,12 +33,29 @@
     /[:]/.test(id) ||
     /^(radix-|headlessui-|ember\d|ext-gen|mui-\d|react-select-\d|rc_|__)/i.test(id) ||
     /\d{4,}/.test(id) ||
+    /^[a-z]{1,4}-\d+-/i.test(id) || // a library's instance counter ("ag-80-input"): grows as rows re-render
     /(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{6,}/i.test(id) ||
-    /^[0-9a-f]{8}-[0-9a-f]{4}-/i.test(id);
+    /^[0-9a-f]{8}-[0-9a-f]{4}-/i.test(id) ||
+    id.split(/[-_.]/).some(randomToken);
+
+  /**
+   * A run of letters and digits mixed as a random string is (Math.random().toString(36),
+   * nanoid): ≥ 5 characters with ≥ 2 digits and ≥ 2 letters, or a digit between letters.
+   * "h264", "step3" and "utf8" are words with a number, not random. A random run of letters only
+   * looks like a word and is not caught.
+   * @param {string} t
+   */
+  function randomToken(t) {
+    if (t.length < 5 || !/^[a-z0-9]+$/i.test(t)) return false;
+    const digits = t.replace(/\D/g, '').length;
+    return (digits >= 2 && t.length - digits >= 2) || /[a-z]\d+[a-z]/i.test(t);
+  }
 
   const TEST_ATTRS = ['data-testid', 'data-test-id', 'data-test', 'data-cy', 'data-qa'];
   /** Attributes that name an element for people or tests, most stable first. */
-  const NAMING_ATTRS = ['name', 'aria-label', 'placeholder', 'title', 'alt', 'for', 'type', 'href', 'role', 'value'];
+  const NAMING_ATTRS = ['name', 'aria-label', 'placeholder', 'title', 'alt', 'for', 'type', 'href', 'role', 'value',
+    // Where a grid puts it: its column's id and the row's and column's place (not the data).
+    'col-id', 'aria-rowindex', 'aria-colindex'];
   /** Inputs whose value is their visible caption, not data: the only ones named by `value`. */
   const CAPTION_INPUTS = new Set(['submit', 'button', 'reset']);
 
