@@ -97,7 +97,21 @@ def test_tools_are_listed_with_descriptions_schemas_and_annotations() -> None:
         assert tools["configure"].annotations.read_only_hint is False
         assert tools["interact"].annotations.read_only_hint is False
         observe = tools["observe"].input_schema["properties"]
-        assert observe["what"]["enum"] == ["page", "errors", "tabs", "screenshots"]
+        assert observe["what"]["enum"] == [
+            "page",
+            "errors",
+            "console",
+            "network",
+            "tabs",
+            "screenshots",
+        ]
+        assert observe["filter"]["type"] == "string"
+        assert tools["configure"].input_schema["properties"]["action"]["enum"] == [
+            "capture",
+            "track",
+            "emulate",
+            "close_tab",
+        ]
         assert observe["max_annotations"]["minimum"] == 1
         assert observe["max_annotations"]["maximum"] == 100
         assert tools["configure"].input_schema["required"] == ["action"]
@@ -201,7 +215,10 @@ def test_settings_reset_on_restart() -> None:
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        ({"action": "bogus"}, "Unknown action 'bogus'. Valid actions: capture, track."),
+        (
+            {"action": "bogus"},
+            "Unknown action 'bogus'. Valid actions: capture, track, emulate, close_tab.",
+        ),
         (
             {"action": "capture", "settings": {"screenshot_mode": "always"}},
             "Invalid screenshot_mode 'always'. Valid values: off, on, errors_only.",
@@ -357,7 +374,10 @@ def test_observe_tabs_with_none_tracked() -> None:
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        ({"what": "dom"}, "Unknown what='dom'. Valid values: page, errors, tabs, screenshots."),
+        (
+            {"what": "dom"},
+            "Unknown what='dom'. Valid values: page, errors, console, network, tabs, screenshots.",
+        ),
         ({"what": "errors", "annotate_screenshot": True}, "only with what='page'"),
         (
             {"annotate_screenshot": True, "annotation_target": "links"},

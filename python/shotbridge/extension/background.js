@@ -7,8 +7,11 @@ import * as tabs from './lib/tabs.js';
 import * as debuggerSessions from './lib/debugger.js';
 import * as dialogs from './lib/dialogs.js';
 import * as pageErrors from './lib/page-errors.js';
+import * as consoleLog from './lib/console-log.js';
 import * as recorder from './lib/recorder.js';
 import * as status from './lib/status.js';
+import * as emulation from './lib/emulate.js';
+import * as network from './lib/network.js';
 import { handleRequest, EXTENSION_VERSION } from './lib/commands.js';
 import { PROTOCOL_VERSION, profileId } from './lib/identity.js';
 import { pageRules } from './lib/secret-rules.js';
@@ -20,6 +23,8 @@ debuggerSessions.installListeners();
 status.installListeners();
 recorder.installListeners();
 recorder.setEmitter(native.sendEvent);
+emulation.installListeners();
+network.installListeners();
 
 native.configure({
   onMessage(msg) {
@@ -45,6 +50,14 @@ chrome.runtime.onMessage.addListener((msg, sender) => {
   if (tabId !== undefined) pageErrors.record(tabId, msg.entry);
 });
 chrome.tabs.onRemoved.addListener((tabId) => pageErrors.forget(tabId));
+
+// Console warnings and logs relayed by content/bridge-relay.js.
+chrome.runtime.onMessage.addListener((msg, sender) => {
+  if (sender.id !== chrome.runtime.id || !msg || msg.type !== 'shotbridge:console') return;
+  const tabId = sender.tab?.id;
+  if (tabId !== undefined && sender.frameId === 0) consoleLog.record(tabId, msg.entry);
+});
+chrome.tabs.onRemoved.addListener((tabId) => consoleLog.forget(tabId));
 
 // page/secrets.js (content script) asks for the shared secret rules once per document.
 chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {

@@ -17,6 +17,7 @@ import time
 from typing import Literal
 from urllib.parse import urlsplit
 
+from shotbridge.generate import device_steps
 from shotbridge.generate import fixtures as fx
 from shotbridge.generate.encode import js_data, js_string, line_comment, one_line, url_matcher
 from shotbridge.generate.locators import css, locator
@@ -57,6 +58,8 @@ def action_lines(step: Step, page: str = "page") -> list[str]:
         return [f"await {page}.goto({js_string(step.url)});"]
     if step.kind == "reload":
         return [f"await {page}.reload();"]
+    if step.kind in ("emulate", "close"):
+        return device_steps.lines(step, page)
     a = step.action
     assert a is not None
     loc = locator(a.target, page)
@@ -93,6 +96,15 @@ def _viewport(session: Session) -> dict[str, int] | None:
     if vp is not None and vp.width and vp.height:
         return {"width": int(vp.width), "height": int(vp.height)}
     return None
+
+
+def _context_options(session: Session, steps: list[Step]) -> list[str]:
+    """The context's options: the recorded viewport, or the session's emulated device."""
+    device = device_steps.context_options(steps)
+    vp = _viewport(session)
+    if vp and not any(o.startswith("viewport:") for o in device):
+        device.insert(0, f"viewport: {{ width: {vp['width']}, height: {vp['height']} }}")
+    return device
 
 
 def _header(session: Session, what: str, run: str) -> list[str]:
@@ -295,12 +307,9 @@ def generate_test_spec(
         _imports(module, language, "test, expect", "@playwright/test"),
         "",
     ]
-    vp = _viewport(session)
-    if vp:
-        out += [
-            f"test.use({{ viewport: {{ width: {vp['width']}, height: {vp['height']} }} }});",
-            "",
-        ]
+    options = _context_options(session, steps)
+    if options:
+        out += [f"test.use({{ {', '.join(options)} }});", ""]
     if mode in ("seed", "writes"):
         out += _before_all(steps, failing, mode)
     title = _spec_title(session, steps, failing)
@@ -400,7 +409,7 @@ def reproduction_script(
         "",
         "(async () => {",
     ]
-    body = _launch_lines(session)
+    body = _launch_lines(_context_options(session, steps))
     body += _indented(_replay_lines(steps, include_screenshots, include_fixtures), "  ")
     body += ["} finally {", "  await browser.close();", "}"]
     out += _indented(body, "  ")
@@ -408,12 +417,9 @@ def reproduction_script(
     return "\n".join(out)
 
 
-def _launch_lines(session: Session) -> list[str]:
+def _launch_lines(options: list[str]) -> list[str]:
     """The browser, context and page, with errors logged and requests in flight counted."""
-    vp = _viewport(session)
-    context_options = (
-        f"{{ viewport: {{ width: {vp['width']}, height: {vp['height']} }} }}" if vp else ""
-    )
+    context_options = f"{{ {', '.join(options)} }}" if options else ""
     return [
         "const browser = await chromium.launch({",
         "  headless: !process.env.HEADED,",
@@ -448,7 +454,7 @@ def _replay_lines(
     return [
         *inner,
         "// Before the browser closes: 300 ms without a request in flight (5 s at most).",
-        "for (let quiet = 0, t = 0; quiet < 3 && t < 50; t++) {",
+        "for (let quiet = 0, t = 0; quiet < 3 && t < 50 && !page.isClosed(); t++) {",
         "  await page.waitForTimeout(100);",
         "  quiet = pending > 0 ? 0 : quiet + 1;",
         "}",

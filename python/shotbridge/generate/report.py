@@ -193,6 +193,8 @@ def _step_md(step: Step) -> str:
     """One step for the report: URLs as code spans, everything else as a text span."""
     if step.kind in ("goto", "reload"):
         return f"{'Open' if step.kind == 'goto' else 'Reload'} {md_code(step.url)}"
+    if step.kind in ("emulate", "close"):
+        return md_text(step.describe())
     assert step.action is not None
     text = md_text(describe_action(step.action))
     return text + (f" (goes to {md_code(step.navigates_to)})" if step.navigates_to else "")

@@ -26,15 +26,18 @@ from pydantic import Field
 from shotbridge.generate import redact
 from shotbridge.generate.encode import valid
 from shotbridge.generate.masks import smallest
+from shotbridge.wire.emulate import Emulation
 from shotbridge.wire.model import Model
 from shotbridge.wire.recording import ShotMeta, TimelineResult
 from shotbridge.wire.timeline import (
     ActionEntry,
+    EmulateEntry,
     ErrorEntry,
     NavEntry,
     NetworkEntry,
     ObservationEntry,
     ShotEntry,
+    TabEntry,
     TimelineEntry,
 )
 
@@ -94,12 +97,14 @@ class Session(Model):
 
 class Step(Model):
     index: int  # 1-based
-    kind: Literal["goto", "reload", "action"]
+    kind: Literal["goto", "reload", "action", "emulate", "close"]
     origin: Literal["user", "tool", "page"] = "user"
     url: str  # the page the step happens on (goto: where it goes)
     seq: int
     time: float
     action: ActionEntry | None = None
+    emulation: Emulation | None = None  # emulate: the tab's settings after it (empty: reset)
+    keep_open: bool = False  # close: later steps follow, so the replay's one page stays open
     navigates_to: str | None = None  # the URL the action led to
     errors: list[ErrorEntry] = Field(default_factory=list)
     requests: list[NetworkEntry] = Field(default_factory=list)
@@ -108,6 +113,8 @@ class Step(Model):
     @property
     def effect(self) -> Literal["navigation", "write", "content", "none"]:
         """What the step did: led to another page, sent data, changed what is shown, or none."""
+        if self.kind in ("emulate", "close"):
+            return "content" if self.kind == "emulate" else "none"
         if self.kind != "action" or self.navigates_to:
             return "navigation"
         if any(r.method.upper() not in ("GET", "HEAD", "OPTIONS") for r in self.requests):
@@ -127,6 +134,8 @@ class Step(Model):
     @property
     def changes_content(self) -> bool:
         """Worth a visual assertion: navigations and actions that change what the page shows."""
+        if self.kind == "close":
+            return False
         if self.kind != "action" or self.action is None:
             return True
         return bool(self.navigates_to) or changes_content(self.action)
@@ -137,6 +146,10 @@ class Step(Model):
             return f"Open {self.url}"
         if self.kind == "reload":
             return f"Reload {self.url}"
+        if self.kind == "emulate":
+            return describe_emulation(self.emulation or Emulation())
+        if self.kind == "close":
+            return "Close the tab"
         assert self.action is not None
         return describe_action(self.action) + (
             f" (goes to {self.navigates_to})" if self.navigates_to else ""
@@ -211,6 +224,18 @@ def describe_action(a: ActionEntry) -> str:
     return f"Click {where}"
 
 
+def describe_emulation(e: Emulation) -> str:
+    """'Emulate iPhone 15 (393×659, scale 3, mobile, touch, dark)', or 'Stop emulating'."""
+    if e.empty:
+        return "Stop emulating a device"
+    bits = [f"{e.width}×{e.height}" if e.width and e.height else ""]
+    bits += [f"scale {e.device_scale_factor:g}" if e.device_scale_factor else ""]
+    bits += [n for n, on in (("mobile", e.mobile), ("touch", e.touch)) if on]
+    bits += [v or "" for v in (e.color_scheme, e.reduced_motion and f"motion {e.reduced_motion}")]
+    inner = ", ".join(b for b in bits if b)
+    return f"Emulate {e.preset or 'a device'}" + (f" ({inner})" if inner else "")
+
+
 def build_steps(session: Session) -> list[Step]:
     steps: list[Step] = []
     last_trigger: Step | None = None  # the latest click/press/submit step that may navigate
@@ -229,6 +254,9 @@ def build_steps(session: Session) -> list[Step]:
                 origin = "page"
             steps.append(Step(index=0, kind=kind, origin=origin, url=e.url, seq=e.seq, time=e.time))
             last_trigger = None
+        elif isinstance(e, EmulateEntry | TabEntry):
+            steps.append(_tool_step(e))
+            last_trigger = None
         elif isinstance(e, ActionEntry):
             if e.kind == "submit" and _submit_covered(steps, e):
                 continue
@@ -236,7 +264,7 @@ def build_steps(session: Session) -> list[Step]:
                 continue
             if e.kind == "fill" and _focus_click(steps, e):
                 steps.pop()  # the click only focused the field: fill() focuses it too
-            if not steps:  # recording started on an already open page
+            if not steps or steps[-1].kind == "close":  # an open page, or the next tab's
                 steps.append(Step(index=0, kind="goto", url=e.url, seq=e.seq - 1, time=e.time))
             who: Literal["user", "tool", "page"] = "tool" if e.origin == "tool" else "user"
             step = Step(
@@ -250,8 +278,24 @@ def build_steps(session: Session) -> list[Step]:
             steps[-1].requests.append(e)
     for i, step in enumerate(steps, start=1):
         step.index = i
+        step.keep_open = step.kind == "close" and i < len(steps)
     _attach_screenshots(session, steps)
     return steps
+
+
+def _tool_step(e: EmulateEntry | TabEntry) -> Step:
+    """The tool's emulation change or tab close, a step of its own."""
+    if isinstance(e, EmulateEntry):
+        return Step(
+            index=0,
+            kind="emulate",
+            origin="tool",
+            url=e.url,
+            seq=e.seq,
+            time=e.time,
+            emulation=e.emulation,
+        )
+    return Step(index=0, kind="close", origin="tool", url=e.url, seq=e.seq, time=e.time)
 
 
 def _caused_by(nav: NavEntry, trigger: Step, steps: list[Step]) -> bool:

@@ -24,6 +24,7 @@ from typing import Any, BinaryIO
 from pydantic import BaseModel, ValidationError
 
 from shotbridge.host.bus import BusConnection, BusServer, error_frame
+from shotbridge.host.emulate import Emulations, close_tab
 from shotbridge.host.extension_link import ExtensionLink, Send
 from shotbridge.host.sessions import Sessions
 from shotbridge.transport import paths
@@ -88,12 +89,15 @@ class Host:
             "subscribe": self._subscribe,
             "events": self._events,
             "cdp": self._cdp,
+            "emulate": self._emulate,
+            "tab_close": self._tab_close,
         }
         link.add_listener(self._on_event)
         # Each client's own state: its timeline, screenshot buffer and automatic captures, its
         # diff memory, and the screenshots interact maps pixels and labels from.
         self.sessions = Sessions(link)
         self.commands.update(self.sessions.commands())
+        self.emulations = Emulations(link)  # undone when the client that asked leaves
         link.add_listener(self.sessions.on_event)
 
     async def serve(self, native: asyncio.StreamReader, send: Send) -> None:
@@ -269,6 +273,13 @@ class Host:
         pid = rawcdp.peer_pid(conn.writer.get_extra_info("socket"))
         shots = self.sessions.get(conn, args).shots
         return await rawcdp.run(self.link, shots, args, client_pid=pid)
+
+    async def _emulate(self, conn: BusConnection, args: dict[str, Any]) -> BaseModel:
+        timeline = self.sessions.get(conn, args).recorder.timeline
+        return await self.emulations.emulate(conn, timeline, args)
+
+    async def _tab_close(self, conn: BusConnection, args: dict[str, Any]) -> BaseModel:
+        return await close_tab(self.link, self.sessions.get(conn, args).recorder.timeline, args)
 
     async def _subscribe(self, conn: BusConnection, args: dict[str, Any]) -> dict[str, Any]:
         conn.subscribed = True

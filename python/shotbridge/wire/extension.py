@@ -11,9 +11,19 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
+from shotbridge.wire.emulate import (
+    MAX_SCALE,
+    MAX_SIZE,
+    MIN_SIZE,
+    ColorScheme,
+    Emulation,
+    PageMedia,
+    ReducedMotion,
+)
 from shotbridge.wire.geometry import Point, Rect, Size
 from shotbridge.wire.messages import PROTOCOL_VERSION
 from shotbridge.wire.model import Model
+from shotbridge.wire.network import NetworkRequest
 
 # How the extension reads a field where it is not plain validation (the schema carries it as
 # "x-coerce", and tests/extension/wire-args.test.mjs holds lib/args.js to it):
@@ -422,6 +432,67 @@ class ErrorsReply(Model):
     errors: list[dict[str, Any]]
 
 
+class EmulateArgs(TabArgs):
+    """``emulate``: change the tab's emulation (absent/null: keep; ``reset``: drop it all)."""
+
+    preset: str | None = None  # named in the reply; the host sends the preset's settings too
+    width: int | None = Field(None, ge=MIN_SIZE, le=MAX_SIZE)
+    height: int | None = Field(None, ge=MIN_SIZE, le=MAX_SIZE)
+    device_scale_factor: float | None = Field(None, gt=0, le=MAX_SCALE)
+    mobile: bool | None = None
+    touch: bool | None = None
+    user_agent: str | None = None
+    color_scheme: ColorScheme | None = None
+    reduced_motion: ReducedMotion | None = None
+    reset: bool = False
+
+
+class EmulateReply(Model):
+    tab_id: int
+    url: str = ""
+    emulation: Emulation
+    page: PageMedia | None = None  # None: the page could not be asked (between documents)
+    headed: bool = False  # a window the user sees shows it
+
+
+class TabCloseArgs(TabArgs):
+    """``tab_close``: close a tab (default the tracked one); the tracked tab moves to another."""
+
+
+class TabCloseReply(Model):
+    closed: TabInfo
+    tab: TabInfo | None = None  # the tracked tab now
+
+
+class NetworkArgs(TabArgs):
+    """``network``: the tab's requests since ``since_ms`` (epoch ms), or the one numbered ``id``."""
+
+    since_ms: float | None = None
+    id: int | None = None
+
+
+class NetworkReply(Model):
+    tab_id: int
+    requests: list[NetworkRequest]
+
+
+class ConsoleArgs(TabArgs):
+    """``console``: the tab's console warnings and logs (errors are ``errors``)."""
+
+
+class ConsoleMessage(Model):
+    level: Literal["warning", "info", "log", "debug"]
+    message: str
+    source: str = ""
+    line: int = 0
+    column: int = 0
+    time: float  # epoch ms
+
+
+class ConsoleReply(Model):
+    messages: list[ConsoleMessage]
+
+
 # Every command the host sends the extension: its arguments, and its reply where one is declared
 # (input, element_at, resolve and page_info answer with what the page library returns).
 COMMANDS: dict[str, tuple[type[ExtensionArgs], type[Model] | None]] = {
@@ -441,4 +512,8 @@ COMMANDS: dict[str, tuple[type[ExtensionArgs], type[Model] | None]] = {
     "record_config": (RecordConfigArgs, RecordConfigReply),
     "dialog": (DialogArgs, DialogReply),
     "errors": (ErrorsArgs, ErrorsReply),
+    "emulate": (EmulateArgs, EmulateReply),
+    "tab_close": (TabCloseArgs, TabCloseReply),
+    "network": (NetworkArgs, NetworkReply),
+    "console": (ConsoleArgs, ConsoleReply),
 }

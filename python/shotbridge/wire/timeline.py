@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter, ValidationError
 
+from shotbridge.wire.emulate import Emulation
 from shotbridge.wire.model import Model
 
 BODY_LIMIT = 10_000
@@ -31,6 +32,8 @@ BUDGETS: dict[str, int] = {
     "error": 200,
     "network": 300,
     "observation": 60,  # each holds up to ~100 texts
+    "emulate": 100,
+    "tab": 100,
 }
 # The first entries of a kind that a flood never evicts (the first error is usually the bug); past
 # them the latest are kept, and ``Timeline.dropped`` counts what went.
@@ -136,6 +139,23 @@ class NetworkEntry(_Entry):
     last_time: float | None = None
 
 
+class EmulateEntry(_Entry):
+    """The tool changed the tab's emulation: its settings after the change (empty: reset)."""
+
+    type: Literal["emulate"] = "emulate"
+    emulation: Emulation = Field(default_factory=Emulation)
+    origin: Origin | None = "tool"
+
+
+class TabEntry(_Entry):
+    """The tool closed a tab (``url``: the page it showed)."""
+
+    type: Literal["tab"] = "tab"
+    action: Literal["close"] = "close"
+    tab_id: int = 0
+    origin: Origin | None = "tool"
+
+
 class TriggerNote(Model):
     """One reason for an automatic screenshot (several may be merged into one)."""
 
@@ -167,7 +187,14 @@ class ObservationEntry(_Entry):
 
 
 TimelineEntry = Annotated[
-    NavEntry | ActionEntry | ErrorEntry | NetworkEntry | ShotEntry | ObservationEntry,
+    NavEntry
+    | ActionEntry
+    | ErrorEntry
+    | NetworkEntry
+    | ShotEntry
+    | ObservationEntry
+    | EmulateEntry
+    | TabEntry,
     Field(discriminator="type"),
 ]
 ENTRY = TypeAdapter(TimelineEntry)
@@ -271,7 +298,8 @@ class Timeline:
     def add(self, entry: TimelineEntry) -> TimelineEntry:
         key = repeat_key(entry)
         if key is None and (
-            isinstance(entry, ActionEntry) or (isinstance(entry, NavEntry) and not entry.by_page)
+            isinstance(entry, ActionEntry | EmulateEntry | TabEntry)
+            or (isinstance(entry, NavEntry) and not entry.by_page)
         ):
             self._span.clear()  # a step: what the page does next belongs to it
             self._tool_loaded = isinstance(entry, NavEntry) and entry.origin == "tool"

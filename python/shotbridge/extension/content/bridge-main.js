@@ -115,7 +115,7 @@
     }
   }
 
-  /** @param {'error' | 'network'} channelKind @param {object} entry */
+  /** @param {'error' | 'network' | 'console'} channelKind @param {object} entry */
   function send(channelKind, entry) {
     try {
       portPost({ kind: channelKind, entry: { ...entry, time: now() } });
@@ -147,6 +147,35 @@
     }
     return original.apply(this, args);
   };
+
+  // Warnings and logs, with their level (observe what="console"): a page may log thousands, so
+  // past a small budget a call costs one comparison (no formatting, no stack trace).
+  const LOG_RATE = 10;
+  const LOG_BURST = 50;
+  let logTokens = LOG_BURST;
+  let logAt = now();
+  for (const level of /** @type {const} */ (['warn', 'info', 'log', 'debug'])) {
+    const orig = console[level];
+    if (typeof orig !== 'function') continue;
+    console[level] = {
+      [level](...args) {
+        try {
+          const t = now();
+          logTokens = Math.min(LOG_BURST, logTokens + ((t - logAt) / 1000) * LOG_RATE);
+          logAt = t;
+          if (logTokens >= 1) {
+            logTokens -= 1;
+            const message = cut(args.map(text).join(' '), MAX);
+            const where = level === 'warn' ? callerFrom(new Error().stack) : { source: '', line: 0, column: 0 };
+            send('console', { level: level === 'warn' ? 'warning' : level, message, ...where });
+          }
+        } catch {
+          // fall through to the real console method
+        }
+        return orig.apply(this, args);
+      },
+    }[level];
+  }
 
   window.addEventListener('error', (e) => {
     if (!e.isTrusted || !(e instanceof ErrorEvent)) return; // synthetic, or a resource load error

@@ -16,7 +16,8 @@
    * Per-kind token buckets: a page can report at most `rate` entries/s after a `burst`. Console
    * calls (the page's say-so) have their own, so a console flood never hides a real exception.
    */
-  const BUDGET = { console: { rate: 5, burst: 30 }, exception: { rate: 5, burst: 30 }, network: { rate: 20, burst: 100 } };
+  const BUDGET = { console: { rate: 5, burst: 30 }, exception: { rate: 5, burst: 30 }, network: { rate: 20, burst: 100 },
+    log: { rate: 10, burst: 50 } };
   /** @type {Record<keyof typeof BUDGET, {tokens: number, at: number}>} */
   const buckets = /** @type {any} */ (Object.fromEntries(Object.entries(BUDGET).map(([k, v]) => [k, { tokens: v.burst, at: performance.now() }])));
   /** @type {MessagePort | null} */
@@ -63,6 +64,21 @@
       time: int(e.time, 1e15) || Date.now(),
       trusted: e.trusted === true && e.kind !== 'console',
       reported_by: 'page',
+    };
+  }
+
+  const LOG_LEVELS = new Set(['warning', 'info', 'log', 'debug']);
+
+  /** A console warning or log (not an error: those are errorEntry's). @param {any} e */
+  function consoleEntry(e) {
+    if (!e || !LOG_LEVELS.has(e.level)) return null;
+    return {
+      level: e.level,
+      message: cut(e.message, MAX_TEXT),
+      source: cut(e.source, 500),
+      line: int(e.line, 1e9),
+      column: int(e.column, 1e9),
+      time: int(e.time, 1e15) || Date.now(),
     };
   }
 
@@ -124,6 +140,9 @@
     if (d.kind === 'error') {
       const entry = errorEntry(d.entry);
       if (entry && allow(entry.kind === 'console' ? 'console' : 'exception')) toWorker({ type: 'shotbridge:page_error', entry });
+    } else if (d.kind === 'console') {
+      const entry = consoleEntry(d.entry);
+      if (entry && allow('log')) toWorker({ type: 'shotbridge:console', entry });
     } else if (d.kind === 'network' && network !== false) {
       const entry = networkEntry(d.entry);
       if (entry && network === null) {

@@ -205,6 +205,35 @@ export const COMMAND_ARGS = {
     },
   },
   errors: { fields: { timeout_ms: TIMEOUT_MS, tab_id: TAB_ID, clear: truthy('clear is read as true or false') } },
+  emulate: {
+    fields: {
+      timeout_ms: TIMEOUT_MS,
+      tab_id: TAB_ID,
+      preset: { type: 'string', nullable: true, default: null, message: 'preset must be a string' },
+      width: { type: 'integer', min: 100, max: 4000, nullable: true, default: null, message: 'width must be an integer from 100 to 4000 (CSS px)' },
+      height: { type: 'integer', min: 100, max: 4000, nullable: true, default: null, message: 'height must be an integer from 100 to 4000 (CSS px)' },
+      device_scale_factor: { type: 'number', above: 0, max: 5, nullable: true, default: null,
+        message: 'device_scale_factor must be a number above 0, at most 5' },
+      mobile: { type: 'boolean', nullable: true, default: null, message: 'mobile must be true or false' },
+      touch: { type: 'boolean', nullable: true, default: null, message: 'touch must be true or false' },
+      user_agent: { type: 'string', nullable: true, default: null, message: 'user_agent must be a string' },
+      color_scheme: { type: 'string', values: ['light', 'dark', 'no-preference'], nullable: true, default: null,
+        message: 'color_scheme must be "light", "dark" or "no-preference"' },
+      reduced_motion: { type: 'string', values: ['reduce', 'no-preference'], nullable: true, default: null,
+        message: 'reduced_motion must be "reduce" or "no-preference"' },
+      reset: { type: 'boolean', default: false, message: 'reset must be true or false' },
+    },
+  },
+  tab_close: { fields: { timeout_ms: TIMEOUT_MS, tab_id: TAB_ID } },
+  console: { fields: { timeout_ms: TIMEOUT_MS, tab_id: TAB_ID } },
+  network: {
+    fields: {
+      timeout_ms: TIMEOUT_MS,
+      tab_id: TAB_ID,
+      since_ms: { type: 'number', nullable: true, default: null, message: 'since_ms must be a number (epoch ms)' },
+      id: { type: 'integer', nullable: true, default: null, message: 'id must be an integer' },
+    },
+  },
 };
 
 /**

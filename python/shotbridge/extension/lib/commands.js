@@ -11,10 +11,14 @@ import { discover, pageInfo } from './inspect.js';
 import { elementAt, input, resolve } from './input.js';
 import { cdp } from './cdp.js';
 import * as pageErrors from './page-errors.js';
+import * as consoleLog from './console-log.js';
 import { recordConfig } from './recorder.js';
 import * as dialogs from './dialogs.js';
 import { openDialog } from './open-dialogs.js';
 import { isAttached } from './debugger.js';
+import { emulate } from './emulate.js';
+import { network } from './network.js';
+import { tabClose } from './tabs.js';
 
 export const EXTENSION_VERSION = chrome.runtime.getManifest().version;
 
@@ -54,11 +58,19 @@ const HANDLERS = {
   cdp,
   record_config: recordConfig,
   dialog: dialogs.handleDialog,
+  emulate,
+  tab_close: tabClose,
+  network,
 
   async errors(ctx) {
     await pageErrors.ready;
     const tab = await resolveTab(ctx.args.tab_id);
     return { errors: pageErrors.take(/** @type {number} */ (tab.id), ctx.args.clear) };
+  },
+
+  async console(ctx) {
+    const tab = await resolveTab(ctx.args.tab_id);
+    return { messages: consoleLog.take(/** @type {number} */ (tab.id)) };
   },
 };
 

@@ -199,3 +199,42 @@ export async function targetTab(ctx) {
   assertCapturable(tab.url || tab.pendingUrl, tabId, ctx.args.tab_id !== undefined && ctx.args.tab_id !== null);
   return tabId;
 }
+
+/**
+ * Where the tracked tab goes when `closing` closes: the tab Chrome activates in its window, else
+ * the active tab of another normal window.
+ * @param {chrome.tabs.Tab} closing
+ * @param {chrome.tabs.Tab[]} others the other tabs of normal windows
+ */
+function successor(closing, others) {
+  const sameWindow = others.filter((t) => t.windowId === closing.windowId);
+  // Chrome activates the tab to the right of a closed active tab, else the one to its left.
+  const right = sameWindow.find((t) => t.index > closing.index);
+  const left = [...sameWindow].reverse().find((t) => t.index < closing.index);
+  return right || left || others.find((t) => t.active) || others[0];
+}
+
+/**
+ * `tab_close {tab_id?}`: close a tab (the tracked one by default); the tracked tab moves to
+ * another tab. The last tab of the user's normal windows is never closed: that would close the
+ * browser.
+ * @param {import('./context.js').CommandContext} ctx
+ */
+export async function tabClose(ctx) {
+  const tab = await resolveTab(ctx.args.tab_id);
+  const id = /** @type {number} */ (tab.id);
+  const all = await chrome.tabs.query({ windowType: 'normal' });
+  const others = all.filter((t) => t.id !== id);
+  if (!others.length && all.some((t) => t.id === id)) {
+    throw new ShotError(Code.BAD_REQUEST, `Tab ${id} is the last tab of this browser, and closing it would close the ` +
+      'browser: shotbridge does not close it. Navigate it elsewhere instead (interact action="navigate").');
+  }
+  const wasTracked = (await trackedTabId()) === id;
+  const closed = tabInfo(tab, wasTracked ? id : null);
+  ctx.step = 'closing the tab';
+  await chrome.tabs.remove(id);
+  const next = wasTracked && others.length ? successor(tab, others) : null;
+  // Pinned, so the next command acts on the tab named here, whatever the user focuses meanwhile.
+  const now = next?.id !== undefined ? await track(next.id) : await trackedTab();
+  return { closed, tab: now ? tabInfo(now, now.id ?? null) : null };
+}

@@ -1,4 +1,5 @@
-"""``configure``: capture settings (screenshot_mode, extra masks) and which tab is tracked."""
+"""``configure``: capture settings (screenshot_mode, extra masks), which tab is tracked, device
+emulation of the tracked tab, and closing a tab."""
 
 from __future__ import annotations
 
@@ -10,22 +11,29 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from shotbridge.mcp_server import arg_errors, content, session
+from shotbridge.mcp_server import arg_errors, content, emulation, session
 from shotbridge.mcp_server.settings import SCREENSHOT_MODES, SettingsError
 from shotbridge.mcp_server.state import ServerState
 from shotbridge.wire.errors import CommandError
-from shotbridge.wire.extension import DiscoverArgs, TrackArgs
+from shotbridge.wire.extension import (
+    DiscoverArgs,
+    EmulateReply,
+    TabCloseArgs,
+    TabCloseReply,
+    TrackArgs,
+)
 from shotbridge.wire.interact import Navigated, Tab
 from shotbridge.wire.model import Model
 
-ACTION_NAMES = ("capture", "track")
+ACTION_NAMES = ("capture", "track", "emulate", "close_tab")
 
 DESCRIPTION = f"""\
 Session settings. action="capture", settings: screenshot_mode ({" | ".join(SCREENSHOT_MODES)}; \
-default off; auto screenshots ≤1 per 5 s, 10 per session), mask_selectors (CSS selectors masked \
-in every image; password fields always are), auto_screenshot {{on_navigation, on_error, \
-on_action}} (buffered: observe what="screenshots"), network (record fetch/XHR for fixtures); no \
-settings shows them. action="track", tab_id: the tab every tool acts on."""
+default off; auto ≤1 per 5 s, 10 per session), mask_selectors (CSS masked in every image), \
+auto_screenshot {{on_navigation, on_error, on_action}} (observe what="screenshots"), network \
+(record fetch/XHR bodies); none shows them. "track", tab_id: the tab tools act on. "emulate", \
+settings: preset ("iPhone 15", "Pixel 7", "iPad Mini"…), width, height, device_scale_factor, \
+mobile, touch, color_scheme, reduced_motion; {{"reset": true}}. "close_tab" [tab_id]."""
 
 
 CSS_EXAMPLES = "e.g. '#ssn', '.secret', 'input[name=card]', '[data-private]'"
@@ -109,20 +117,17 @@ class ToolArgs(Model):
     action: Annotated[
         str,
         Field(
-            description="capture: change capture settings; track: choose the tracked tab.",
+            description="See above.",
             json_schema_extra={"enum": list(ACTION_NAMES)},
         ),
     ]
     settings: Annotated[
         dict[str, Any] | None,
-        Field(
-            description='With action=capture, e.g. {"screenshot_mode": "on"} or '
-            '{"mask_selectors": [".ssn"]}.'
-        ),
+        Field(description='e.g. {"screenshot_mode": "on"} or {"preset": "Pixel 7"}.'),
     ] = None
     tab_id: Annotated[
         int | None,
-        Field(description="With action=track: the tab's id from observe(what='tabs')."),
+        Field(description="From observe(what='tabs')."),
     ] = None
 
 
@@ -180,8 +185,39 @@ async def _track(state: ServerState, a: ToolArgs) -> CallToolResult:
     return content.result([content.text(_tracking(a.tab_id, tracked))], tool="configure")
 
 
+async def _emulate(state: ServerState, a: ToolArgs) -> CallToolResult:
+    """Emulate a device or media settings in the tracked tab (or reset them)."""
+    if a.tab_id is not None:
+        raise ToolError(
+            "tab_id belongs to action='track' or 'close_tab'; emulate acts on the tracked tab."
+        )
+    req = emulation.request(a.settings, None)
+    raw = await session.request(state, "emulate", req.model_dump(exclude_none=True))
+    reply = EmulateReply.model_validate(raw)
+    return content.result([content.text(emulation.describe(reply))], tool="configure")
+
+
+async def _close_tab(state: ServerState, a: ToolArgs) -> CallToolResult:
+    """Close a tab (the tracked one by default); the tracked tab moves to another."""
+    if a.settings is not None:
+        raise ToolError("settings belongs to action='capture' or 'emulate'.")
+    args = TabCloseArgs(tab_id=a.tab_id).model_dump(exclude_none=True)
+    reply = TabCloseReply.model_validate(await session.request(state, "tab_close", args))
+    closed = reply.closed
+    text = f"Closed tab {closed.id}" + (f" ({closed.url})" if closed.url else "") + "."
+    if reply.tab is not None:
+        where = " — ".join(str(p) for p in (reply.tab.title, reply.tab.url) if p)
+        text += f" Tracking tab {reply.tab.id}" + (f": {where}" if where else "") + "."
+    return content.result([content.text(text)], tool="configure")
+
+
 Act = Callable[[ServerState, ToolArgs], Awaitable[CallToolResult]]
-ACTIONS: dict[str, Act] = {"capture": _capture, "track": _track}
+ACTIONS: dict[str, Act] = {
+    "capture": _capture,
+    "track": _track,
+    "emulate": _emulate,
+    "close_tab": _close_tab,
+}
 
 
 def _tracking(tab_id: int, raw: dict[str, Any]) -> str:

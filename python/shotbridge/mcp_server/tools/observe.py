@@ -1,4 +1,5 @@
-"""``observe``: page structure, console errors or open tabs; optionally labelled pixels."""
+"""``observe``: page structure, console errors and messages, network requests or open tabs;
+optionally labelled pixels."""
 
 from __future__ import annotations
 
@@ -10,24 +11,28 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ContentBlock, ToolAnnotations
 from pydantic import Field
 
-from shotbridge.mcp_server import content, session, shots
+from shotbridge.mcp_server import content, network_view, session, shots
 from shotbridge.mcp_server.failures import invalid_selector, to_tool_error
 from shotbridge.mcp_server.label_map import compact_map
 from shotbridge.mcp_server.state import REQUEST_TIMEOUT_S, ServerState
 from shotbridge.mcp_server.tools import screenshots
 from shotbridge.wire.errors import CommandError, ErrorCode
+from shotbridge.wire.extension import ConsoleReply, NetworkArgs, NetworkReply
 from shotbridge.wire.screenshot import Annotation, PageFacts, ScreenshotResult
+from shotbridge.wire.timeline import NetworkEntry
 
-WHATS = ("page", "errors", "tabs", "screenshots")
+WHATS = ("page", "errors", "console", "network", "tabs", "screenshots")
+LEVELS = ("error", "warning", "info", "log", "debug")
+CONSOLE_MAX = 100
 TARGETS = ("interactive", "all_visible", "custom")
 TEXT_MAX = 100
 
 DESCRIPTION = """\
-Look at the tracked browser tab; start here. what="page": URL, title, viewport, headings, form \
-and control counts as cheap text (include_offscreen=true lists the controls, off-screen ones \
-too); "errors": console errors and exceptions; "tabs": open tabs. annotate_screenshot=true (only \
-when structure is not enough): a JPEG with numbered labels and a map from each label to its \
-role, name, selector and state, for interact(label=N)."""
+Look at the tracked tab; start here. what="page": URL, title, viewport, headings, counts \
+(include_offscreen=true lists controls); "errors"; "console": messages with level; "network": \
+requests since the session began, failed first (request_id=N: headers, body); "tabs". \
+annotate_screenshot=true (if structure is not enough): JPEG with numbered labels mapped to role, \
+name, selector, for interact(label=N)."""
 
 
 ANNOTATIONS = ToolAnnotations(
@@ -42,14 +47,11 @@ ANNOTATIONS = ToolAnnotations(
 What = Annotated[
     str,
     Field(
-        description="screenshots: the session's timeline of screenshots (the last 20 "
-        "as resources screenshot://{id}), actions and errors.",
+        description="screenshots: the session's timeline (last 20 as screenshot://{id}).",
         json_schema_extra={"enum": list(WHATS)},
     ),
 ]
-AnnotateScreenshot = Annotated[
-    bool, Field(description="page: add a screenshot with numbered labels.")
-]
+AnnotateScreenshot = Annotated[bool, Field(description="page: labelled JPEG.")]
 AnnotationTarget = Annotated[
     str,
     Field(
@@ -59,10 +61,13 @@ AnnotationTarget = Annotated[
 ]
 AnnotationSelector = Annotated[str | None, Field(description="CSS selector of what to label.")]
 MaxAnnotations = Annotated[int, Field(ge=1, le=100, description="Most labels, in reading order.")]
-IncludeOffscreen = Annotated[
-    bool, Field(description="page: list the controls, off-screen ones too.")
-]
+IncludeOffscreen = Annotated[bool, Field(description="page: list controls.")]
 IncludeThumbnails = Annotated[bool, Field(description="screenshots: add their thumbnails.")]
+Filter = Annotated[
+    str | None,
+    Field(description="network: failed, 4xx, 404, URL part; console: level or text."),
+]
+RequestId = Annotated[int | None, Field(description="network: one in full.")]
 MapForm = Annotated[
     Literal["compact", "full"],
     Field(description="compact: a line per label; full: JSON with bounds and selectors."),
@@ -82,9 +87,21 @@ def register(server: MCPServer, state: ServerState) -> None:
         include_offscreen: IncludeOffscreen = False,
         include_thumbnails: IncludeThumbnails = False,
         map: MapForm = "compact",
+        filter: Filter = None,
+        request_id: RequestId = None,
     ) -> CallToolResult:
         if what not in WHATS:
             raise ToolError(f"Unknown what={what!r}. Valid values: {', '.join(WHATS)}.")
+        if what == "network":
+            return content.result([await _network(state, filter, request_id)], tool="observe")
+        if request_id is not None or (filter is not None and what != "console"):
+            raise ToolError(
+                "filter works with what='network' or 'console'; request_id only with 'network'."
+            )
+        if what == "console":
+            return content.result(
+                [content.json_text(await _console(state, filter))], tool="observe"
+            )
         if annotate_screenshot:
             if what != "page":
                 raise ToolError("annotate_screenshot works only with what='page'.")
@@ -225,6 +242,44 @@ async def _errors(state: ServerState) -> dict[str, Any]:
         "errors": errors,  # oldest first, newest last
         **({"dropped": found["dropped"]} if found.get("dropped") else {}),
     }
+
+
+async def _network(state: ServerState, flt: str | None, rid: int | None) -> ContentBlock:
+    """The tracked tab's requests since the session began, or one of them in full."""
+    args = NetworkArgs(since_ms=network_view.STARTED_MS, id=rid)
+    found = await session.ask(state, "network", args, NetworkReply)
+    if rid is None:
+        return content.json_text(network_view.listing(found.requests, flt))
+    recorded = [e for e in (await session.timeline(state)).entries if isinstance(e, NetworkEntry)]
+    return content.json_text(network_view.detail(found.requests, rid, recorded))
+
+
+async def _console(state: ServerState, flt: str | None) -> dict[str, Any]:
+    """Errors and the other console messages of the tracked tab, with their level, in order."""
+    errors = (await session.request(state, "errors")).get("errors", [])
+    logs = ConsoleReply.model_validate(await session.request(state, "console")).messages
+    items = [
+        {
+            "level": "error",
+            "time": e.get("time", 0),
+            **{k: e.get(k) for k in ("kind", "message", "source", "line")},
+        }
+        for e in errors
+    ] + [m.model_dump() for m in logs]
+    items.sort(key=lambda m: m.get("time") or 0)
+    if flt:
+        f = flt.strip().lower()
+        items = [
+            m for m in items if (m["level"] == f if f in LEVELS else f in str(m["message"]).lower())
+        ]
+    for m in items:
+        m.pop("time", None)
+        if not m.get("source"):
+            m.pop("source", None)
+            m.pop("line", None)
+            m.pop("column", None)
+    shown = items[-CONSOLE_MAX:]
+    return {"count": len(items), "messages": shown}  # oldest first
 
 
 async def _tabs(state: ServerState) -> dict[str, Any]:
