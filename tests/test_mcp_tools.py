@@ -392,7 +392,7 @@ def test_observe_tabs_with_none_tracked() -> None:
             "annotation_selector is used only with annotation_target='custom'",
         ),
         ({"annotate_screenshot": True, "max_annotations": 0}, "max_annotations"),
-        ({"annotate_screenshot": True, "max_annotations": 101}, "max_annotations"),
+        ({"annotate_screenshot": True, "max_annotations": 501}, "max_annotations"),
     ],
 )
 def test_observe_rejects_bad_arguments(args: dict, expected: str) -> None:

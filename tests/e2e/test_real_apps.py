@@ -428,3 +428,25 @@ def test_selectors_are_the_same_on_two_loads(
 ) -> None:
     for r, first, second in measured:
         assert first == second, (r.page, set(first) ^ set(second))
+
+
+def test_a_dense_page_gets_more_than_100_labels_and_a_note_when_cut(
+    appbrowser: HeadlessBrowser, site: str
+) -> None:
+    """The grid's visible cells and controls (target all_visible) are well over 100."""
+
+    async def go() -> tuple[dict[str, Any], dict[str, Any]]:
+        async with await BusClient.connect(runtime_dir=appbrowser.runtime_dir) as c:
+            await load(c, f"{site}/grid.html", READY["grid"])
+            args = {"annotate": True, "target": "all_visible"}
+            full = await c.request("screenshot", {**args, "max_annotations": 500}, timeout=40)
+            cut = await c.request("screenshot", {**args, "max_annotations": 40}, timeout=40)
+            return full, cut
+
+    full, cut = asyncio.run(go())
+    total = full["total_found"]
+    assert 100 < total <= 500 and len(full["annotations"]) == total, total
+    assert not any("not labelled" in n for n in full["notes"]), full["notes"]
+    assert len(cut["annotations"]) == 40
+    note = f"{total - 40} more controls are not labelled (max_annotations=40, {total} found)"
+    assert any(n.startswith(note) for n in cut["notes"]), cut["notes"]

@@ -290,7 +290,7 @@ class DiscoverArgs(TabArgs):
 
     target: Literal["interactive", "all_visible", "custom"] = "interactive"
     selector: str | None = None  # with target=custom (and then not blank); ignored otherwise
-    max: int = Field(50, ge=1, le=100)
+    max: int = Field(50, ge=1, le=500)
     include_offscreen: bool = Field(False, json_schema_extra=TRUTHY)
     # Line boxes of the visible text, for badge placement.
     text_rects: bool = Field(False, json_schema_extra=TRUTHY)

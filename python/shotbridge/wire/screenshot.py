@@ -40,7 +40,8 @@ class ScreenshotArgs(Model):
     annotate: bool = False
     target: Literal["interactive", "all_visible", "custom"] = "interactive"
     annotation_selector: str | None = None
-    max_annotations: int = Field(50, ge=1, le=100)
+    # Up to what a dense page has; each label costs a line of the map (~12 tokens).
+    max_annotations: int = Field(50, ge=1, le=500)
     # Privacy: password fields are always masked; these selectors are masked too.
     mask_selectors: list[str] = Field(default_factory=list)
     # Output budgets (see shotbridge.wire.budgets).

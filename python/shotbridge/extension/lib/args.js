@@ -116,7 +116,7 @@ export const COMMAND_ARGS = {
       target: { type: 'string', values: ['interactive', 'all_visible', 'custom'], default: 'interactive',
         message: 'target must be "interactive", "all_visible" or "custom"' },
       selector: { type: 'string', nullable: true, default: null, message: 'selector must be a string' },
-      max: { type: 'integer', min: 1, max: 100, default: 50, message: 'max must be an integer 1..100' },
+      max: { type: 'integer', min: 1, max: 500, default: 50, message: 'max must be an integer 1..500' },
       include_offscreen: truthy('include_offscreen is read as true or false'),
       text_rects: truthy('text_rects is read as true or false'),
       covered: { ...truthy('covered is read as true or false'), default: true },

@@ -222,8 +222,8 @@
   function crowding(/** @type {{x: number, y: number, width: number, height: number}[]} */ boxes, max, total) {
     const notes = [];
     if (total > max) {
-      notes.push(`${total - max} more controls are not labelled (max_annotations=${max}): use annotation_selector ` +
-        'for a part of the page or capture a region.');
+      notes.push(`${total - max} more controls are not labelled (max_annotations=${max}, ${total} found): raise ` +
+        'max_annotations (up to 500), use annotation_selector for a part of the page, or capture a region.');
     }
     const cell = 160;
     /** @type {Map<string, number>} */

@@ -60,7 +60,9 @@ AnnotationTarget = Annotated[
     ),
 ]
 AnnotationSelector = Annotated[str | None, Field(description="CSS selector of what to label.")]
-MaxAnnotations = Annotated[int, Field(ge=1, le=100, description="Most labels, in reading order.")]
+MaxAnnotations = Annotated[
+    int, Field(ge=1, le=500, description="Most labels, in reading order (a map line each).")
+]
 IncludeOffscreen = Annotated[bool, Field(description="page: list controls.")]
 IncludeThumbnails = Annotated[bool, Field(description="screenshots: add their thumbnails.")]
 Filter = Annotated[
