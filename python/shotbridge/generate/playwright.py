@@ -17,7 +17,7 @@ import time
 from typing import Literal
 from urllib.parse import urlsplit
 
-from shotbridge.generate import device_steps
+from shotbridge.generate import device_steps, tool_actions
 from shotbridge.generate import fixtures as fx
 from shotbridge.generate.encode import js_data, js_string, line_comment, one_line, url_matcher
 from shotbridge.generate.locators import css, locator
@@ -63,8 +63,10 @@ def action_lines(step: Step, page: str = "page") -> list[str]:
     a = step.action
     assert a is not None
     loc = locator(a.target, page)
-    lines: list[str]
-    if a.kind == "fill":
+    lines: list[str] | None = tool_actions.lines(a, loc, page)
+    if lines is not None:
+        pass
+    elif a.kind == "fill":
         value = SECRET_VALUE if a.secret else js_string(a.value or "")
         note = "  // the recorded value was redacted" if a.secret else ""
         lines = [f"await {loc}.fill({value});{note}"]

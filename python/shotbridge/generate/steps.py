@@ -19,6 +19,7 @@ are left to :mod:`shotbridge.generate.fixtures`, which sanitises them by structu
 
 from __future__ import annotations
 
+from pathlib import PurePath
 from typing import Any, Literal
 
 from pydantic import Field
@@ -39,6 +40,7 @@ from shotbridge.wire.timeline import (
     ShotEntry,
     TabEntry,
     TimelineEntry,
+    WaitFor,
 )
 
 NAV_FOLLOWS_ACTION_S = 3.0  # unattributed: a navigation this soon after a click/Enter is its result
@@ -178,6 +180,10 @@ def redacted(entry: TimelineEntry) -> TimelineEntry:
         for f in ("value", "option", "title"):
             if getattr(entry, f) is not None:
                 update[f] = text(getattr(entry, f))
+        if entry.values is not None:
+            update["values"] = [text(v) for v in entry.values]
+        if entry.wait is not None and entry.wait.text is not None:
+            update["wait"] = entry.wait.model_copy(update={"text": text(entry.wait.text)})
     elif isinstance(entry, ErrorEntry):
         update |= {"message": text(entry.message), "source": url(entry.source)}
     elif isinstance(entry, NetworkEntry) and entry.error is not None:
@@ -189,7 +195,7 @@ def redacted(entry: TimelineEntry) -> TimelineEntry:
 
 def changes_content(a: ActionEntry) -> bool:
     """Whether an action may change what the page shows (typing only changes its own field)."""
-    if a.kind in ("select", "press", "submit"):
+    if a.kind in ("select", "press", "submit", "upload", "drag"):
         return True
     return a.kind == "click" and not _is_text_field(a)
 
@@ -214,7 +220,16 @@ def describe_action(a: ActionEntry) -> str:
         value = "<redacted>" if a.secret else repr(a.value or "")
         return f"Type {value} into {where}"
     if a.kind == "select":
-        return f"Select {a.option or a.value!r} in {where}"
+        chosen = ", ".join(repr(v) for v in a.values) if a.values else repr(a.option or a.value)
+        return f"Select {chosen} in {where}"
+    if a.kind == "upload":
+        names = ", ".join(PurePath(f).name for f in a.files or [])
+        return f"Upload {names or 'no file'} to {where}"
+    if a.kind == "drag":
+        to = target_words(a.model_copy(update={"target": a.to})) if a.to else "a point"
+        return f"Drag {where} to {to}"
+    if a.kind == "wait":
+        return f"Wait until {describe_wait(a.wait or WaitFor())}"
     if a.kind == "press":
         return f"Press {a.key or 'Enter'} in {where}"
     if a.kind == "submit":
@@ -222,6 +237,16 @@ def describe_action(a: ActionEntry) -> str:
     if a.checked is not None:
         return f"{'Check' if a.checked else 'Uncheck'} {where}"
     return f"Click {where}"
+
+
+def describe_wait(w: WaitFor) -> str:
+    """'the text "Saved" appears', 'the network is quiet'..."""
+    if w.network:
+        return "the network is quiet"
+    if w.url is not None:
+        return f"the URL {'no longer matches' if w.gone else 'matches'} {w.url!r}"
+    what = f"the text {w.text!r}" if w.text is not None else f"{w.selector}"
+    return f"{what} {'disappears' if w.gone else 'appears'}"
 
 
 def describe_emulation(e: Emulation) -> str:

@@ -19,7 +19,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from shotbridge.host import screenshot
+from shotbridge.host import actions, screenshot
 from shotbridge.host.screenshot import Link
 from shotbridge.host.shots import Shot, ShotRegistry, image_to_viewport, label_target
 from shotbridge.wire.errors import CommandError, ErrorCode
@@ -27,6 +27,7 @@ from shotbridge.wire.interact import (
     HISTORY,
     XY,
     CdpResult,
+    DragTarget,
     ErrorInfo,
     InteractArgs,
     InteractResult,
@@ -56,7 +57,7 @@ def input_args(shots: ShotRegistry, a: InteractArgs) -> tuple[dict[str, Any], Sh
         out["text"] = a.text
     if a.key is not None:
         out["key"] = a.key
-    if a.to is not None:
+    if a.to is not None and not isinstance(a.to, DragTarget):
         out["to"] = a.to if isinstance(a.to, str) else {"y": a.to}
     shot: Shot | None = None
     if a.selector:
@@ -108,6 +109,10 @@ def check_action(a: InteractArgs) -> None:
         raise bad('accept and prompt_text belong to action="dialog".')
     if a.action == "dialog" and a.prompt_text is not None and not a.accept:
         raise bad("prompt_text is typed into a prompt that is accepted: pass accept=true.")
+    if a.action in ("select", "upload", "drag", "wait"):
+        actions.check(a)
+    elif isinstance(a.to, DragTarget):
+        raise bad('to as {selector, label or x/y} belongs to action="drag".')
 
 
 def _stale_tab(shot: Shot, tab: int | None) -> None:
@@ -196,6 +201,10 @@ ACTIONS: dict[str, Act] = {
     **dict.fromkeys(HISTORY, _navigate),
     "dialog": _dialog,
     "cdp": _cdp,
+    "select": actions.select,
+    "upload": actions.upload,
+    "drag": actions.drag,
+    "wait": actions.wait,
 }  # every other action is input
 
 

@@ -7,7 +7,7 @@ to tests/extension/wire-schema.json, and the extension's unit tests hold its par
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
@@ -365,6 +365,109 @@ class InputArgs(TabArgs):
     screenshot_id: int | None = None  # named in a stale_screenshot message
 
 
+class AimedArgs(TabArgs):
+    """An action on one element, aimed like ``input``: a selector, or x/y in viewport CSS px (with
+    the screenshot's scroll, URL and a label's selector)."""
+
+    selector: str | None = Field(None, pattern=NON_BLANK)
+    x: float | None = None
+    y: float | None = None
+    from_scroll: Point | None = None
+    expect_selector: str | None = None
+    expect_url: str | None = None
+    debugger_idle_ms: float = Field(2000, ge=0, le=60_000)
+
+
+def _aimed(*examples: dict[str, Any]) -> ConfigDict:
+    """A selector or x/y (both), not both: each example is one way to aim."""
+    return ConfigDict(
+        json_schema_extra={
+            "examples": list(examples),
+            "dependentRequired": {"x": ["y"], "y": ["x"]},
+        }
+    )
+
+
+class SelectArgs(AimedArgs):
+    """``select``: choose options of a native <select> (by value or label, or index), or of an
+    ARIA combobox/listbox by name."""
+
+    model_config = _aimed(
+        {"selector": "#fruit", "values": ["kiwi"]}, {"x": 5, "y": 6, "indexes": [1]}
+    )
+
+    values: list[str] = Field([])
+    indexes: list[Annotated[int, Field(ge=0)]] = Field([])
+
+
+class UploadFile(Model):
+    name: str
+    mime: str
+    size: int = Field(ge=0)  # bytes, in the order the parts hold them
+    path: str  # where the host read it (recorded for the replay's setInputFiles)
+
+
+class UploadPartArgs(ExtensionArgs):
+    """``upload_part``: one base64 part of an upload's bytes (a native message is at most 1 MB)."""
+
+    upload_id: str = Field(pattern=NON_BLANK)
+    index: int = Field(ge=0)
+    data: str
+
+
+class UploadArgs(AimedArgs):
+    """``upload``: set the files whose bytes came in ``parts`` on an <input type=file>."""
+
+    model_config = _aimed(
+        {"selector": "#f", "upload_id": "u1", "parts": 1, "files": [
+            {"name": "a.txt", "mime": "text/plain", "size": 3, "path": "/tmp/a.txt"}]},
+        {"x": 5, "y": 6, "upload_id": "u1", "parts": 0, "files": [
+            {"name": "e.txt", "mime": "text/plain", "size": 0, "path": "/tmp/e.txt"}]},
+    )  # fmt: skip
+
+    upload_id: str = Field(pattern=NON_BLANK)
+    parts: int = Field(ge=0)
+    files: list[UploadFile] = Field(min_length=1)
+
+
+class DragTo(Model):
+    """Where a drag ends: a selector, or x/y in viewport CSS px (with a label's selector)."""
+
+    selector: str | None = Field(None, pattern=NON_BLANK)
+    x: float | None = None
+    y: float | None = None
+    expect_selector: str | None = None
+
+
+class DragArgs(AimedArgs):
+    """``drag``: press at the target, move in ``steps`` to ``to``, release."""
+
+    model_config = _aimed(
+        {"selector": "#card", "to": {"selector": "#done"}},
+        {"x": 5, "y": 6, "to": {"x": 50, "y": 6}},
+    )
+
+    to: DragTo
+    steps: int = Field(10, ge=1, le=100)
+
+
+class WaitForArgs(TabArgs):
+    """``wait_for``: until one condition holds (or, with gone, stops holding), at most wait_ms."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"text": "Saved"}, {"selector": "#x"}, {"url": "/done"}, {"network": True}]
+        }
+    )
+
+    text: str | None = Field(None, pattern=NON_BLANK)
+    selector: str | None = Field(None, pattern=NON_BLANK)
+    url: str | None = Field(None, pattern=NON_BLANK)  # a substring, or a glob with *
+    network: bool = False  # until no request is in flight for 500 ms
+    gone: bool = False
+    wait_ms: int = Field(5000, ge=0, le=60_000)
+
+
 class ElementAtArgs(TabArgs):
     """``element_at``: what is under a viewport point, without acting."""
 
@@ -508,6 +611,11 @@ COMMANDS: dict[str, tuple[type[ExtensionArgs], type[Model] | None]] = {
     "input": (InputArgs, None),
     "element_at": (ElementAtArgs, None),
     "resolve": (ResolveArgs, None),
+    "select": (SelectArgs, None),
+    "upload_part": (UploadPartArgs, None),
+    "upload": (UploadArgs, None),
+    "drag": (DragArgs, None),
+    "wait_for": (WaitForArgs, None),
     "cdp": (CdpArgs, CdpReply),
     "record_config": (RecordConfigArgs, RecordConfigReply),
     "dialog": (DialogArgs, DialogReply),

@@ -37,11 +37,34 @@ Action = Literal[
     "reload",
     "cdp",
     "dialog",
+    "select",
+    "upload",
+    "drag",
+    "wait",
 ]
 HISTORY = ("back", "forward", "reload")  # actions that are navigations without a URL
 Navigation = Literal["url", "back", "forward", "reload"]
 Number = int | float  # as the page wrote it: an int stays an int on the way through
+WAIT_MAX_MS = 60_000
+MAX_UPLOAD_BYTES = 25_000_000  # all files of one upload: they cross native messaging as base64
 Jpeg = bytes  # a field named `bytes` below would shadow the type in its class
+
+
+class DragTarget(Model):
+    """Where a drag ends: one of a selector, a label, or x/y (pixels of the same screenshot)."""
+
+    selector: str | None = None
+    label: int | None = Field(None, ge=1)
+    x: float | None = None
+    y: float | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> DragTarget:
+        if (self.x is None) != (self.y is None):
+            raise ValueError("to: give both x and y, or neither")
+        if sum([self.x is not None, self.label is not None, bool(self.selector)]) != 1:
+            raise ValueError("to: give one of selector, label or x/y (where the drag ends)")
+        return self
 
 
 class InteractArgs(Model):
@@ -63,7 +86,16 @@ class InteractArgs(Model):
     click_count: int = Field(1, ge=1, le=3)  # 2 = double click
     delta_x: float = 0.0  # scroll by, CSS px
     delta_y: float = 0.0
-    to: Literal["top", "bottom"] | float | None = None  # scroll to a y offset, the top, the bottom
+    # scroll: to a y offset, the top, the bottom; drag: where it ends.
+    to: Literal["top", "bottom"] | float | DragTarget | None = None
+    # select: option values or labels (an ARIA option's name); an int is an option's index.
+    values: list[str | int] | None = None
+    files: list[str] | None = None  # upload: absolute paths on this machine
+    # wait: until text / selector appears (gone: disappears), the URL matches url (a substring
+    # or a glob with *), or the network is quiet; at most wait_ms.
+    gone: bool = False
+    network: bool = False
+    wait_ms: int = Field(5000, ge=0, le=WAIT_MAX_MS)
     # navigate.
     url: str | None = None
     navigation: Navigation | None = None
@@ -168,6 +200,39 @@ class ScreenshotFailed(Model):
     error: ErrorInfo
 
 
+class Option(Given):
+    """An option chosen now (a native <select>'s has all three; an ARIA option its label)."""
+
+    value: str | None = None
+    label: str | None = None
+    index: int | None = None
+
+
+class FileSet(Given):
+    """A file the input holds now, as the page sees it."""
+
+    name: str
+    size: int
+    type: str = ""
+
+
+class DragEnd(Given):
+    """One end of a drag: the viewport point, and what was there before it."""
+
+    point: XY | None = None
+    hit: PageElement | None = None
+
+
+class Seen(Given):
+    """What a wait saw last: matches of its text or selector, the URL, requests in flight."""
+
+    found: int | None = None
+    first: PageElement | None = None
+    url: str | None = None
+    in_flight: list[str] | None = None
+    in_flight_count: int | None = None
+
+
 class InteractResult(Given):
     """What an action did: the extension's reply, plus where its point came from."""
 
@@ -195,6 +260,19 @@ class InteractResult(Given):
     prompt_text: str | None = None
     dialog: Dialog | None = None  # answered (dialog) or opened by the action (the others)
     notes: list[str] = Field(default_factory=list)
+    # select and upload: the element and what it holds now.
+    element: PageElement | None = None
+    selected: list[Option] | None = None
+    shows: str | None = None  # an ARIA combobox's text
+    files: list[FileSet] | None = None
+    # drag.
+    start: DragEnd | None = None
+    end: DragEnd | None = None
+    html5: bool | None = None  # the page started an HTML5 drag (dropped with drag events)
+    # wait.
+    met: bool | None = None
+    waited_ms: int | None = None
+    seen: Seen | None = None
     # include_screenshot: the screenshot command's result, or why there is none.
     screenshot: ScreenshotFailed | ScreenshotResult | None = Field(None, union_mode="left_to_right")
 

@@ -39,7 +39,7 @@ BUDGETS: dict[str, int] = {
 # them the latest are kept, and ``Timeline.dropped`` counts what went.
 KEEP_FIRST: dict[str, int] = {"error": 150}
 
-ActionKind = Literal["click", "fill", "select", "press", "submit"]
+ActionKind = Literal["click", "fill", "select", "press", "submit", "upload", "drag", "wait"]
 Trigger = Literal["navigation", "action", "error", "explicit"]
 # Who made an action or navigation happen (the host's session attribution,
 # shotbridge.host.sessions):
@@ -90,6 +90,17 @@ class NavEntry(_Entry):
     count: int = 1
 
 
+class WaitFor(Model):
+    """What a wait waited for (one of text, selector, url, network) and how long it might."""
+
+    text: str | None = None
+    selector: str | None = None
+    url: str | None = None
+    network: bool = False
+    gone: bool = False
+    timeout_ms: int = 5000
+
+
 class ActionEntry(_Entry):
     type: Literal["action"] = "action"
     id: str = ""  # a1, a2, …
@@ -107,6 +118,14 @@ class ActionEntry(_Entry):
     # and where in the element it landed (CSS px from its top-left corner), for canvases/maps.
     detail: int | None = None
     position: dict[str, float] | None = None
+    # The tool's select (several options), upload, drag and wait (recorded by the page library).
+    values: list[str] | None = None  # select: every option chosen, when the <select> is multiple
+    files: list[str] | None = None  # upload: the paths set on the input
+    to: Target | None = None  # drag: the element it ended on
+    from_point: dict[str, float] | None = None  # drag: both ends, viewport CSS px
+    to_point: dict[str, float] | None = None
+    by_points: bool = False  # drag: aimed at points, so replayed as mouse moves
+    wait: WaitFor | None = None
 
 
 class ErrorEntry(_Entry):

@@ -142,6 +142,16 @@
     };
   }
 
+  // The tool's select, upload, drag and wait (page/actions.js) use no trusted input events that
+  // this file would see: it records them through here, described like the user's actions.
+  L.describeTarget = describe;
+  /** @param {string} kind @param {Element} el @param {Record<string, any>} extra */
+  L.recordAction = (kind, el, extra) => {
+    flushAll();
+    const hide = kind === 'select' && isSecret(el);
+    record(kind, el, hide ? { ...extra, value: REDACTED, option: REDACTED, values: undefined, secret: true } : extra);
+  };
+
   /** @param {Element} el */
   function valueOf(el) {
     if (isSecret(el)) return REDACTED;
@@ -254,7 +264,8 @@
   let lastLabelTime = 0;
 
   window.addEventListener('click', (e) => {
-    if (!e.isTrusted) return;
+    // A drag's release (page/actions.js) is no click: the drag is recorded as one step.
+    if (!e.isTrusted || L.recordMuted) return;
     const el = targetOf(e.composedPath()[0] || e.target);
     if (!el) return;
     // A click on a <label> also fires a click on its control: only the user's counts.

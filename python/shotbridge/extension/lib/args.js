@@ -160,6 +160,55 @@ export const COMMAND_ARGS = {
     },
     check: checkInput,
   },
+  select: { fields: { ...aimed('select'), values: { type: 'array', items: 'string', default: [], message: 'values must be a list of option values, labels or names' },
+    indexes: { type: 'shape', shape: (v) => Array.isArray(v) && v.every((i) => Number.isInteger(i) && i >= 0), default: [],
+      message: 'indexes must be a list of option indexes (integers from 0)' } },
+  check: (a) => checkAimed('select', a, a.values.length + a.indexes.length > 0, 'values (option values, labels or names) or indexes') },
+  upload_part: {
+    fields: {
+      timeout_ms: TIMEOUT_MS,
+      upload_id: { type: 'string', required: true, nonBlank: 'upload_id must be a non-empty string', message: 'upload_id must be a non-empty string' },
+      index: { type: 'integer', required: true, min: 0, message: 'index must be an integer from 0' },
+      data: { type: 'string', required: true, message: 'data must be base64 text' },
+    },
+  },
+  upload: {
+    fields: {
+      ...aimed('upload'),
+      upload_id: { type: 'string', required: true, nonBlank: 'upload_id must be a non-empty string', message: 'upload_id must be a non-empty string' },
+      parts: { type: 'integer', required: true, min: 0, message: 'parts must be an integer from 0' },
+      files: { type: 'shape', required: true, shape: (v) => Array.isArray(v) && v.length > 0 && v.every((f) => isObject(f) &&
+        typeof f.name === 'string' && typeof f.mime === 'string' && Number.isInteger(f.size) && f.size >= 0 && typeof f.path === 'string'),
+      message: 'files must be a non-empty list of {name, mime, size, path}' },
+    },
+    check: (a) => checkAimed('upload', a, true, ''),
+  },
+  drag: {
+    fields: {
+      ...aimed('drag'),
+      to: { type: 'shape', required: true, shape: dragEnd,
+        message: 'to must be {selector} or {x, y} (CSS px of the viewport), with expect_selector for a label' },
+      steps: { type: 'integer', min: 1, max: 100, default: 10, message: 'steps must be an integer 1..100' },
+    },
+    check: (a) => checkAimed('drag', a, true, ''),
+  },
+  wait_for: {
+    fields: {
+      timeout_ms: TIMEOUT_MS,
+      tab_id: TAB_ID,
+      text: { type: 'string', nonBlank: 'text must be a non-empty string', nullable: true, default: null, message: 'text must be a string' },
+      selector: { type: 'string', nonBlank: 'selector must be a non-empty string', nullable: true, default: null, message: 'selector must be a string' },
+      url: { type: 'string', nonBlank: 'url must be a non-empty string', nullable: true, default: null, message: 'url must be a string' },
+      network: { type: 'boolean', default: false, message: 'network must be true or false' },
+      gone: { type: 'boolean', default: false, message: 'gone must be true or false' },
+      wait_ms: { type: 'integer', min: 0, max: 60_000, default: 5000, message: 'wait_ms must be an integer 0..60000' },
+    },
+    check(a) {
+      const n = [a.text !== null, a.selector !== null, a.url !== null, a.network].filter(Boolean).length;
+      if (n !== 1) throw bad('wait_for needs exactly one of text, selector, url or network');
+      if (a.network && a.gone) throw bad('gone applies to text, selector or url, not network');
+    },
+  },
   element_at: {
     fields: {
       timeout_ms: TIMEOUT_MS,
@@ -235,6 +284,52 @@ export const COMMAND_ARGS = {
     },
   },
 };
+
+/**
+ * The fields of an action aimed at one element, like input's: a selector, or x/y mapped from a
+ * screenshot (with its scroll, URL and a label's selector).
+ * @param {string} cmd
+ * @returns {Record<string, Field>}
+ */
+function aimed(cmd) {
+  return {
+    timeout_ms: TIMEOUT_MS,
+    tab_id: TAB_ID,
+    selector: { type: 'string', nonBlank: 'selector must be a non-empty string', nullable: true, default: null, message: 'selector must be a string' },
+    x: { type: 'number', nullable: true, default: null, message: `${cmd}: x and y must be numbers (CSS px of the viewport)` },
+    y: { type: 'number', nullable: true, default: null, message: `${cmd}: x and y must be numbers (CSS px of the viewport)` },
+    from_scroll: { type: 'shape', shape: (p) => isObject(p) && isNum(p.x) && isNum(p.y), nullable: true, default: null,
+      message: 'from_scroll must be {x, y}' },
+    expect_selector: { type: 'string', nullable: true, default: null, message: 'expect_selector must be a string' },
+    expect_url: { type: 'string', nullable: true, default: null, message: 'expect_url must be a string' },
+    debugger_idle_ms: idleMs('debugger_idle_ms must be a number 0..60000'),
+  };
+}
+
+/**
+ * A drag's end: a selector or x/y, each field of its type when present.
+ * @param {any} t
+ */
+function dragEnd(t) {
+  if (!isObject(t)) return false;
+  const opt = (/** @type {string} */ k, /** @type {(v: unknown) => boolean} */ ok) => t[k] === undefined || t[k] === null || ok(t[k]);
+  const typed = opt('selector', nonBlank) && opt('x', isNum) && opt('y', isNum) && opt('expect_selector', (v) => typeof v === 'string');
+  return typed && (nonBlank(t.selector) || (isNum(t.x) && isNum(t.y)));
+}
+
+/**
+ * An aimed action needs exactly one target, and what it acts with.
+ * @param {string} cmd
+ * @param {Record<string, any>} a
+ * @param {boolean} has whether the action's own argument is there
+ * @param {string} needs what that argument is, for the refusal
+ */
+function checkAimed(cmd, a, has, needs) {
+  if ((a.x === null) !== (a.y === null)) throw bad(`${cmd}: give both x and y, or neither`);
+  if (a.x !== null && a.selector !== null) throw bad(`${cmd}: use either x/y or selector, not both`);
+  if (a.x === null && a.selector === null) throw bad(`${cmd} needs a selector or x/y`);
+  if (!has) throw bad(`${cmd} needs ${needs}`);
+}
 
 /**
  * The rules of `input` that join fields: where it aims, and what each action needs.

@@ -10,6 +10,10 @@ import { closeTab, navigate, openTab } from './navigate.js';
 import { discover, pageInfo } from './inspect.js';
 import { elementAt, input, resolve } from './input.js';
 import { cdp } from './cdp.js';
+import { select } from './choose.js';
+import { upload, uploadPart } from './upload.js';
+import { drag } from './drag.js';
+import { waitFor } from './wait.js';
 import * as pageErrors from './page-errors.js';
 import * as consoleLog from './console-log.js';
 import { recordConfig } from './recorder.js';
@@ -56,6 +60,11 @@ const HANDLERS = {
   element_at: elementAt,
   resolve,
   cdp,
+  select,
+  upload_part: uploadPart,
+  upload,
+  drag,
+  wait_for: waitFor,
   record_config: recordConfig,
   dialog: dialogs.handleDialog,
   emulate,
@@ -76,7 +85,8 @@ const HANDLERS = {
 
 // Commands that wait on the page's main thread (chrome.scripting), which a JavaScript dialog or an
 // endless script blocks. navigate deals with those itself (it must get out of such pages).
-const PAGE_COMMANDS = new Set(['capture', 'discover', 'page_info', 'input', 'element_at', 'resolve']);
+const PAGE_COMMANDS = new Set(['capture', 'discover', 'page_info', 'input', 'element_at', 'resolve', 'select',
+  'upload', 'drag', 'wait_for']);
 
 /**
  * Rejects (dialog_open, page_busy) as soon as the page a command waits on is known to be blocked:

@@ -45,7 +45,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * @param {T} fallback
  * @returns {Promise<T>}
  */
-const within = (p, ms, fallback) => Promise.race([p.catch(() => fallback), sleep(ms).then(() => fallback)]);
+export const within = (p, ms, fallback) => Promise.race([p.catch(() => fallback), sleep(ms).then(() => fallback)]);
 const bad = (/** @type {string} */ m) => new ShotError(Code.BAD_REQUEST, m);
 
 /**
@@ -54,7 +54,7 @@ const bad = (/** @type {string} */ m) => new ShotError(Code.BAD_REQUEST, m);
  * @param {string} name
  * @param {any} args
  */
-async function page(tabId, name, args) {
+export async function page(tabId, name, args) {
   const out = await callPage(tabId, name, args);
   if (out && out.error) throw new ShotError(out.error.code, out.error.message);
   return out;
@@ -145,7 +145,7 @@ async function finalState(tabId) {
  * @param {any} state page state (url, scroll, viewport) before the action
  * @returns {Promise<{point: Point | null, hit: any, notes: string[], extra: Record<string, any>}>}
  */
-async function aim(tabId, a, state) {
+export async function aim(tabId, a, state) {
   /** @type {string[]} */
   const notes = [];
   /** @type {Record<string, any>} */
@@ -209,7 +209,7 @@ async function aim(tabId, a, state) {
  * @param {InputArgs} a
  * @param {number} modifiers
  */
-async function click(dbg, p, a, modifiers) {
+export async function click(dbg, p, a, modifiers) {
   const bit = BUTTON_BITS[a.button];
   await dbg.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: p.x, y: p.y, modifiers, button: 'none', buttons: 0 });
   // A double click is two press/release pairs with clickCount 1 then 2, as a real mouse reports.

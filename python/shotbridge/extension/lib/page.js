@@ -18,6 +18,7 @@ const PAGE_FILES = [
   'page/discover.js',
   'page/page-info.js',
   'page/interact.js',
+  'page/actions.js',
   'page/ready.js', // last: marks the library complete
 ];
 

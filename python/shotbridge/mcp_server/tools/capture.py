@@ -15,11 +15,10 @@ from shotbridge.wire.budgets import MAX_BYTES, MAX_WIDTH
 from shotbridge.wire.extension import scroll_target
 
 DESCRIPTION = f"""\
-JPEG of the tracked tab sized for a model (≤{MAX_WIDTH} px wide, ≤{MAX_BYTES // 1000} KB) with a \
-summary (URL, size, tokens, masked regions); password fields are always masked. Prefer \
-observe(what="page") unless layout or visuals matter. full_page: tiles, each with a screenshot_id \
-for interact(x, y). compare_to: the changed regions and the elements behind them; diff_image \
-outlines them. An unchanged page answers "Unchanged since screenshot #N"."""
+JPEG of the tracked tab sized for a model (≤{MAX_WIDTH} px wide, ≤{MAX_BYTES // 1000} KB) with \
+URL, size and tokens; password fields are always masked. Prefer observe(what="page") unless \
+visuals matter. full_page: tiles, each a screenshot_id for interact(x, y). compare_to: the changed \
+regions and the elements behind them (diff_image outlines them)."""
 
 
 def register(server: MCPServer, state: ServerState) -> None:

@@ -88,12 +88,10 @@ def register(server: MCPServer, state: ServerState) -> None:
 def _register_script(server: MCPServer, state: ServerState) -> None:
     @server.tool(
         name="get_reproduction_script",
-        description="A Playwright script (node, plain `playwright`) replaying what was recorded "
-        "in the tracked tab with resilient locators (test id, role and name, label, then CSS); "
-        "password values are never recorded. include_screenshots: page.screenshot() after each "
-        "step, plus the buffered screenshots. include_fixtures: serve the GET responses that "
-        "filled the page (needs configure network=true first). module='esm' when package.json "
-        'says "type": "module".',
+        description="A Playwright script (node, plain `playwright`) replaying the tracked tab's "
+        "recording with resilient locators; password values are never recorded. "
+        "include_screenshots adds the buffered screenshots too; include_fixtures needs configure "
+        'network=true first. module=\'esm\' when package.json says "type": "module".',
         annotations=_annotations("Reproduction script"),
         structured_output=False,
     )
@@ -126,12 +124,11 @@ def _register_script(server: MCPServer, state: ServerState) -> None:
 def _register_test(server: MCPServer, state: ServerState) -> None:
     @server.tool(
         name="generate_test",
-        description="A @playwright/test spec replaying the recorded session (ESM + TypeScript; "
-        "module='cjs', language='js' for older projects). assert_visual: toHaveScreenshot "
-        "after navigations and changes; mask_dynamic masks what changes on its own. "
-        "assert_no_errors: fail when the recorded errors or new uncaught exceptions return. "
-        "include_fixtures: serve the GET responses that filled the page; fixtures='seed' posts "
-        "the data that existed before instead.",
+        description="A @playwright/test spec replaying the recording (ESM + TypeScript; "
+        "module='cjs', language='js' for older projects). assert_visual: toHaveScreenshot after "
+        "each change; assert_no_errors: fail when recorded or new errors return. "
+        "include_fixtures serves the recorded GET responses; fixtures='seed' posts the data that "
+        "existed instead.",
         annotations=_annotations("Generate a Playwright test"),
         structured_output=False,
     )
@@ -194,10 +191,9 @@ def _spec_note(language: str, module: str) -> str:
 def _register_report(server: MCPServer, state: ServerState) -> None:
     @server.tool(
         name="generate_bug_report",
-        description="A Markdown bug report of the recorded session: URL, time, severity, "
-        "numbered steps each with its screenshot embedded (data URIs; thumbnails when the full "
-        "set would pass 1 MB), the error, Expected/Actual, environment and the reproduction "
-        "script.",
+        description="A Markdown bug report of the recording: URL, time, severity, numbered "
+        "steps with their screenshots embedded (thumbnails past 1 MB), the error, "
+        "Expected/Actual, environment and the reproduction script.",
         annotations=_annotations("Generate a bug report"),
         structured_output=False,
     )

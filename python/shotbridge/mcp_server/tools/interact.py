@@ -8,6 +8,7 @@ and labels to the page (its arguments and result: shotbridge.wire.interact).
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -17,7 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ContentBlock, ToolAnnotations
 from pydantic import Field
 
-from shotbridge.mcp_server import arg_errors, content, shots
+from shotbridge.mcp_server import action_text, arg_errors, content, shots
 from shotbridge.mcp_server.failures import to_tool_error
 from shotbridge.mcp_server.ratelimit import Refusal, Ticket
 from shotbridge.mcp_server.state import NAVIGATE_TIMEOUT_MS, ServerState
@@ -34,7 +35,10 @@ from shotbridge.wire.interact import (
 from shotbridge.wire.model import Model
 from shotbridge.wire.screenshot import ScreenshotResult
 
-ACTION_NAMES = ("navigate", "click", "hover", "type", "keypress", "scroll", "dialog", "cdp")
+ACTION_NAMES = (
+    "navigate", "click", "hover", "type", "keypress", "scroll", "dialog", "select", "upload",
+    "drag", "wait", "cdp",
+)  # fmt: skip
 NAVIGATIONS = ("url", "back", "forward", "reload")
 SCHEMES = ("http", "https", "file", "about", "data")
 BUTTONS = ("left", "right", "middle")
@@ -43,11 +47,11 @@ CDP_TEXT_MAX = 20_000
 
 DESCRIPTION = """\
 Act on the tracked tab with trusted input, by selector, label (of an annotated screenshot) or \
-x, y (pixels of screenshot_id, default the latest; refused once the tab left that URL). click, \
-hover, type (focus, insert text), keypress ("Enter", "Control+A"), scroll (delta_x/y, to, or a \
-target), navigate (url or navigation), dialog (answer alert/confirm/prompt), cdp (raw DevTools; \
-only if the user allowed it). Names the element hit and the URL after; include_screenshot adds \
-a screenshot."""
+x, y (pixels of screenshot_id, default latest). click, hover, type, keypress, scroll \
+(delta_x/y, to, or a target), navigate, dialog (answer it), select (<select> \
+or ARIA options), upload, drag, wait (until text or selector appears, gone: disappears; url \
+matches; else network quiet), cdp (raw DevTools, if the user allowed it). Says what it hit; \
+include_screenshot adds a screenshot."""
 
 
 class ToolArgs(Model):
@@ -65,7 +69,7 @@ class ToolArgs(Model):
     screenshot_id: Annotated[
         int | None, Field(description="Screenshot of x, y; default the latest.")
     ] = None
-    text: Annotated[str | None, Field(description="type: the text.")] = None
+    text: Annotated[str | None, Field(description="type, wait: the text.")] = None
     clear: Annotated[bool, Field(description="type: replace the content.")] = False
     key: Annotated[str | None, Field(description='keypress: "Enter", "Control+A", …')] = None
     modifiers: Annotated[
@@ -78,9 +82,16 @@ class ToolArgs(Model):
     delta_x: Annotated[float, Field(description="scroll: CSS px right.")] = 0
     delta_y: Annotated[float, Field(description="scroll: CSS px down.")] = 0
     to: Annotated[
-        str | float | None, Field(description='scroll: "top", "bottom" or a y in CSS px.')
+        str | float | dict[str, Any] | None,
+        Field(description='scroll: "top", "bottom", y; drag: {selector|label|x,y}.'),
     ] = None
-    url: Annotated[str | None, Field(description="navigate: absolute URL.")] = None
+    values: Annotated[
+        list[str | int] | None, Field(description="select: values or labels (int: index).")
+    ] = None
+    files: Annotated[list[str] | None, Field(description="upload: file paths.")] = None
+    gone: Annotated[bool | None, Field(description="wait: until it disappears.")] = None
+    timeout: Annotated[float | None, Field(ge=0, le=60, description="wait: s (5).")] = None
+    url: Annotated[str | None, Field(description="navigate: URL; wait: glob or part.")] = None
     navigation: Annotated[
         str,
         Field(
@@ -94,7 +105,7 @@ class ToolArgs(Model):
     accept: Annotated[bool | None, Field(description="dialog: true = OK, false = Cancel.")] = None
     prompt_text: Annotated[str | None, Field(description="dialog: the prompt() answer.")] = None
     keep_beforeunload: Annotated[
-        bool, Field(description="navigate: leave a 'Leave site?' prompt open for action=dialog.")
+        bool, Field(description="navigate: keep a 'Leave site?' prompt open.")
     ] = False
     include_screenshot: Annotated[bool, Field(description="Add a screenshot after it settles.")] = (
         False
@@ -104,7 +115,7 @@ class ToolArgs(Model):
 # What the tool passes on to the host's interact as the model gave it (None: left out).
 PASSED = {
     "action", "selector", "label", "x", "y", "screenshot_id", "text", "clear", "key", "button",
-    "click_count", "delta_x", "delta_y", "method", "params",
+    "click_count", "delta_x", "delta_y", "method", "params", "values",
 }  # fmt: skip
 
 
@@ -184,6 +195,29 @@ async def _input(state: ServerState, a: ToolArgs) -> CallToolResult:
     return content.result(blocks, tool="interact")
 
 
+async def _act(state: ServerState, a: ToolArgs) -> CallToolResult:
+    """select, upload, drag, wait: the host aims, the extension acts, a sentence says what now."""
+    raw, ticket = await _host_interact(state, a)
+    done = InteractResult.model_validate(raw)
+    if a.action == "wait":
+        said = action_text.waited(
+            done, action_text.condition(a.text, a.selector, a.url, bool(a.gone))
+        )
+        if not done.met:
+            raise ToolError(said)
+    else:
+        said = {"select": action_text.selected, "upload": action_text.uploaded}.get(
+            a.action, action_text.dragged
+        )(done)
+    lines = [
+        said,
+        *done.notes,
+        json.dumps({"url": done.url, "title": done.title}, ensure_ascii=False),
+    ]
+    blocks = [content.text("\n".join(lines)), *_after_blocks(done.screenshot, ticket)]
+    return content.result(blocks, tool="interact")
+
+
 async def _cdp(state: ServerState, a: ToolArgs) -> CallToolResult:
     """Raw DevTools: only if the user started the server with --allow-cdp (and the host agrees)."""
     if not state.allow_cdp:
@@ -202,6 +236,10 @@ ACTIONS: dict[str, Act] = {
     "dialog": _dialog,
     "cdp": _cdp,
     **dict.fromkeys(("click", "hover", "type", "keypress", "scroll"), _input),
+    "select": _act,
+    "upload": _act,
+    "drag": _act,
+    "wait": _act,
 }
 
 
@@ -226,6 +264,7 @@ def _input_args(state: ServerState, a: ToolArgs) -> InteractArgs:
     given = a.model_dump(include=PASSED, exclude_none=True)
     if to is not None:
         given["to"] = to
+    given |= _action_args(a)
     # Built unchecked: each argument was validated by the SDK, and whether they fit together
     # (x without y, a label and a selector) is the host's to judge: its answer names the fix.
     return InteractArgs.model_construct(
@@ -234,6 +273,21 @@ def _input_args(state: ServerState, a: ToolArgs) -> InteractArgs:
         allow_cdp=state.allow_cdp,
         timeout_ms=INPUT_TIMEOUT_MS,
     )
+
+
+def _action_args(a: ToolArgs) -> dict[str, Any]:
+    """What upload and wait pass on besides the shared fields."""
+    out: dict[str, Any] = {}
+    if a.files is not None:
+        # Relative to where the server runs; the host reads (and checks) them, this reads nothing.
+        out["files"] = [os.path.abspath(os.path.expanduser(f)) for f in a.files]
+    if a.action == "wait":
+        out.update(
+            gone=bool(a.gone), wait_ms=int((a.timeout if a.timeout is not None else 5) * 1000)
+        )
+        if a.url is not None:
+            out["url"] = a.url
+    return out
 
 
 async def _host_interact(
@@ -246,7 +300,8 @@ async def _host_interact(
         args.include_screenshot = True
         args.screenshot = shots.screenshot_args(state)
     try:
-        return await _send(state, args, timeout=INPUT_TIMEOUT_MS / 1000 + 25), ticket
+        wait_s = args.wait_ms / 1000 if a.action == "wait" else 0
+        return await _send(state, args, timeout=INPUT_TIMEOUT_MS / 1000 + 25 + wait_s), ticket
     except Exception as exc:
         if isinstance(ticket, Ticket):
             ticket.cancel()
