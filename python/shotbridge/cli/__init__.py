@@ -21,6 +21,7 @@ _COMMANDS: dict[str, str] = {
     "mcp": "shotbridge.cli.mcp:mcp",
     "config": "shotbridge.cli.config:config",
     "diff": "shotbridge.cli.diff:diff",
+    "remote": "shotbridge.cli.remote:remote",
 }
 
 

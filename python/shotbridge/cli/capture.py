@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from shotbridge.cli import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_NO_BROWSER
+from shotbridge.cli.bus_option import bus_option
 from shotbridge.cli.options import FiniteFloatRange, browser_option, parse_window
 from shotbridge.wire import budgets
 from shotbridge.wire.screenshot import MAX_HEIGHT_CSS, ScreenshotArgs, ScreenshotResult, Tile
@@ -103,7 +104,12 @@ def _served(path: Path | None) -> Iterator[str | None]:
 
 
 async def _run(
-    mode: str, args: ScreenshotArgs, window: tuple[int, int], dpr: float | None, status: _Status
+    mode: str,
+    args: ScreenshotArgs,
+    window: tuple[int, int],
+    dpr: float | None,
+    status: _Status,
+    local: Path | None = None,
 ) -> ScreenshotResult:
     from shotbridge.client.connect import connect
 
@@ -113,6 +119,11 @@ async def _run(
     conn = await connect(mode, window_size=window, device_scale_factor=dpr)  # type: ignore[arg-type]
     timeout = args.timeout_ms / 1000 + 5
     try:
+        if local is not None and conn.client.forwarded:
+            # The browser is on another machine: it cannot load our file, its host serves a copy.
+            from shotbridge.client.page_bundle import serve_remotely
+
+            args = args.model_copy(update={"url": await serve_remotely(conn.client, local)})
         if args.url and getattr(conn, "browser", None) is None:
             # The user's own browser: never navigate their tab. Open a window of our own.
             return await _in_own_tab(conn.client, args, window, timeout, status)
@@ -181,6 +192,7 @@ _OPTIONS = [
     ),
     click.option("--json", "as_json", is_flag=True, help="Print the result's metadata as JSON."),
     browser_option,
+    bus_option,
     click.option(
         "--target",
         type=click.Choice(["interactive", "all_visible", "custom"]),
@@ -279,7 +291,7 @@ def capture(
             max_bytes=max_bytes,
             timeout_ms=int(timeout * 1000),
         )
-        result = asyncio.run(_run(browser, args, (w, h), dpr, status))
+        result = asyncio.run(_run(browser, args, (w, h), dpr, status, local))
     _write(result, paths, annotate=annotate, as_json=as_json)
 
 

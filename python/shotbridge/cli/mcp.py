@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import click
 
+from shotbridge.cli.bus_option import bus_option
 from shotbridge.cli.options import browser_option, parse_window
 
 if TYPE_CHECKING:  # the server loads only when `shotctl mcp` runs
@@ -47,6 +48,7 @@ def client_config(client: str, command: list[str]) -> str:
 
 @click.command()
 @browser_option
+@bus_option
 @click.option(
     "--window-size", default="1280x800", show_default=True, help="Headless window, WIDTHxHEIGHT."
 )

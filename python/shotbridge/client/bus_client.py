@@ -9,19 +9,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import itertools
 import os
+import socket
 import time
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TypeVar
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel
 
+from shotbridge import __version__
 from shotbridge.transport import paths
 from shotbridge.transport.framing import BUS, Codec
 from shotbridge.wire.errors import BusError, CommandError, ErrorCode, FrameError, NotConnectedError
-from shotbridge.wire.messages import HostStatus, reply_result
+from shotbridge.wire.messages import ClientHello, HelloReply, HostStatus, reply_result
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -29,6 +33,41 @@ NO_HOST_MESSAGE = (
     "no shotbridge host is running — is the extension installed and the browser open? "
     "run `shotctl doctor`"
 )
+
+
+NO_FORWARD_MESSAGE = (
+    "no browser reachable through a forward: on the laptop, run `shotctl remote ssh "
+    "{machine}` (or mount the laptop's bus and set SHOTBRIDGE_BUS); `shotctl remote doctor` "
+    "checks it"
+)
+
+
+class VersionMismatchError(NotConnectedError):
+    """The host reached runs another shotbridge version than this client."""
+
+
+def forward_missing(errors: list[str]) -> NotConnectedError:
+    message = NO_FORWARD_MESSAGE.format(machine=socket.gethostname())
+    return NotConnectedError(message + (f" ({'; '.join(errors)})" if errors else ""))
+
+
+def loopback_port(url: str) -> int | None:
+    """The port of ``url`` when it names this machine's loopback (localhost, 127.x, ::1)."""
+    try:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https", "ws", "wss"):
+        return None
+    loop = host == "localhost" or host.endswith(".localhost") or host == "0.0.0.0"
+    if not loop:
+        with contextlib.suppress(ValueError):
+            loop = ipaddress.ip_address(host).is_loopback
+    if not loop:
+        return None
+    return port if port is not None else (443 if parts.scheme in ("https", "wss") else 80)
 
 
 class BusClient:
@@ -51,6 +90,8 @@ class BusClient:
         self._events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self._lost: BusError | None = None
         self._read_task = asyncio.create_task(self._read_loop())
+        self.host_version: str | None = None  # from the host's answer to hello
+        self.own_urls: set[str] = set()  # pages the host serves for us (not our localhost)
 
     # ---- connecting ---------------------------------------------------------------------
 
@@ -65,6 +106,8 @@ class BusClient:
         (:func:`paths.search_dirs`). With one (a private browser of ours), only that directory,
         and ``$SHOTBRIDGE_HOST`` is not applied: it names a browser of the user's.
         """
+        if runtime_dir is None and paths.explicit_bus() is not None:
+            return await cls.connect_forward(timeout=timeout)
         hosts = paths.list_hosts(runtime_dir)
         name = host or (os.environ.get("SHOTBRIDGE_HOST") if runtime_dir is None else None)
         if name:
@@ -80,9 +123,58 @@ class BusClient:
                 return await cls.connect_path(Path(info.socket), info=info, timeout=timeout)
             except BusError as exc:
                 errors.append(str(exc))
+        if runtime_dir is None and not name and paths.forward_candidates():
+            with contextlib.suppress(NotConnectedError):  # no local host: a forwarded one will do
+                return await cls.connect_forward(timeout=timeout)
         if errors:
             raise NotConnectedError(f"{NO_HOST_MESSAGE} ({'; '.join(errors)})")
         raise NotConnectedError(NO_HOST_MESSAGE)
+
+    @classmethod
+    async def connect_forward(cls, *, timeout: float = 5.0) -> Self:
+        """The host at the other end of ``$SHOTBRIDGE_BUS`` or of ``shotctl remote ssh``'s
+        forward (:func:`paths.forward_candidates`); NotConnectedError, with the fix, if none."""
+        errors: list[str] = []
+        for sock in paths.forward_candidates():
+            # Its record (pid, profile) is on the other machine: hello fills it in.
+            info = paths.HostInfo(pid=0, started=0, last_active=0, socket=str(sock), via=str(sock))
+            try:
+                return await cls.connect_path(sock, info=info, timeout=timeout)
+            except BusError as exc:
+                errors.append(str(exc))
+        raise forward_missing(errors)
+
+    @property
+    def forwarded(self) -> bool:
+        """Reached through a forwarded or mounted socket: the browser runs on another machine."""
+        return bool(self.info and self.info.via)
+
+    async def hello(self, name: str, *, timeout: float = 5.0) -> HostStatus:
+        """Say who we are, check the host's version, and return its status.
+
+        A host too old to know ``hello`` is asked ``status`` instead. VersionMismatchError, in
+        one sentence, when the two sides run different shotbridge versions.
+        """
+        said = ClientHello(
+            name=name, version=__version__, machine=socket.gethostname(), forwarded=self.forwarded
+        )
+        try:
+            reply = await self.ask("hello", said, HelloReply, timeout=timeout)
+        except CommandError as exc:
+            if exc.code == ErrorCode.TIMEOUT:
+                raise
+            return HostStatus.model_validate(await self.request("status", timeout=timeout))
+        self.host_version = reply.version
+        if self.info is not None and self.forwarded:
+            self.info = self.info.model_copy(update=_record_of(reply.status))
+        if reply.version != __version__:
+            via = self.info.via if self.info is not None else None
+            where = f"the host behind {via}" if via else "the host"
+            raise VersionMismatchError(
+                f"shotbridge {__version__} here cannot drive {where}, which runs shotbridge "
+                f"{reply.version}: install the same version on both sides"
+            )
+        return reply.status
 
     @classmethod
     async def connect_path(
@@ -123,6 +215,8 @@ class BusClient:
         """Like :meth:`request` but returns the whole reply frame, error or not."""
         if self._lost is not None:
             raise self._lost
+        if self.forwarded:
+            self._check_url(args)
         request_id = f"c{next(self._ids)}"
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
@@ -147,6 +241,21 @@ class BusClient:
                 ) from None
         finally:
             self._pending.pop(request_id, None)
+
+    def _check_url(self, args: dict[str, Any] | None) -> None:
+        """A URL naming this machine's localhost would load the laptop's: say so, not capture it."""
+        url = (args or {}).get("url")
+        if not isinstance(url, str) or any(url.startswith(own) for own in self.own_urls):
+            return
+        port = loopback_port(url)
+        if port is None or port in paths.forwarded_ports():
+            return
+        raise CommandError(
+            ErrorCode.BAD_REQUEST,
+            f"url {url} names localhost of {socket.gethostname()}, but the browser runs on "
+            f"another machine, whose localhost is not this one: forward the port (on the laptop: "
+            f"`shotctl remote ssh {socket.gethostname()} --forward-port {port}`), then ask again",
+        )
 
     async def subscribe(self) -> None:
         """Ask the host to push extension events; read them with :meth:`next_event`."""
@@ -223,6 +332,18 @@ class BusClient:
 
 
 # ---- helpers --------------------------------------------------------------------------------
+
+
+def _record_of(status: HostStatus) -> dict[str, Any]:
+    """The fields of a host record that a forwarded host's status tells us."""
+    return {
+        "pid": status.pid,
+        "profile_id": status.profile_id,
+        "extension_version": status.extension_version,
+        "started": status.started,
+        "last_active": status.last_active,
+        "connected": status.connected,
+    }
 
 
 def request_sync(

@@ -10,15 +10,15 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from shotbridge.client.browser import HeadlessBrowser
-from shotbridge.client.bus_client import BusClient, wait_for_host
+from shotbridge.client.bus_client import BusClient, VersionMismatchError, wait_for_host
 from shotbridge.transport import paths
 from shotbridge.wire.errors import BrowserError, BusError, NotConnectedError
-from shotbridge.wire.messages import HostStatus
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,10 @@ class Connection:
         if self.headless:
             return "a headless Chromium started by shotbridge"
         profile = info.profile_id if info else None
-        return f"your browser (profile {profile})" if profile else "your browser"
+        said = f"your browser (profile {profile})" if profile else "your browser"
+        if info is not None and info.via:
+            return f"{said} on another machine, through the forwarded bus {info.via}"
+        return said
 
     async def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -58,27 +61,48 @@ class Connection:
             self.browser = None
 
 
+def client_name() -> str:
+    """How this process introduces itself to a host: ``shotctl mcp``, ``shotctl capture``…"""
+    sub = next((a for a in sys.argv[1:] if not a.startswith("-")), "")
+    return f"shotctl {sub}".strip()[:64]
+
+
 def user_browser_listed(host: str | None = None) -> bool:
-    """Cheap check (records only): is a browser of the user's connected right now?"""
+    """Cheap check (records and sockets only): is a browser of the user's reachable right now?"""
     name = host or os.environ.get("SHOTBRIDGE_HOST") or None
+    if name is None and paths.forward_candidates():
+        return True  # the laptop's browser, forwarded: its record lives over there
     return any(
         h.connected and h.profile_id and (name is None or paths.host_matches(h, name))
         for h in paths.list_hosts()
     )
 
 
-async def _connected_client(host: str | None = None) -> BusClient:
-    """A client of the most recently active host whose extension is connected."""
-    client = await BusClient.connect(host, timeout=2.0)
+async def _introduced(client: BusClient) -> BusClient:
+    """``client`` once it said hello to a host whose extension is connected; else closed."""
     try:
-        status = HostStatus.model_validate(await client.request("status", timeout=2.0))
-    except Exception:
+        status = await client.hello(client_name(), timeout=2.0)
+    except BaseException:
         await client.close()
         raise
     if not status.connected:
         await client.close()
         raise NotConnectedError("a shotbridge host is running but no extension is connected to it")
     return client
+
+
+async def _connected_client(host: str | None = None) -> BusClient:
+    """A client of the most recently active host whose extension is connected: this machine's
+    first, then a browser forwarded from another machine (``shotctl remote ssh``, a mount)."""
+    try:
+        return await _introduced(await BusClient.connect(host, timeout=2.0))
+    except VersionMismatchError:
+        raise
+    except BusError:
+        named = host or os.environ.get("SHOTBRIDGE_HOST")
+        if named or paths.explicit_bus() is not None or not paths.forward_candidates():
+            raise
+    return await _introduced(await BusClient.connect_forward(timeout=2.0))
 
 
 async def start_headless(
@@ -120,6 +144,8 @@ async def connect(
     if mode != "headless":
         try:
             return Connection(client=await _connected_client(named))
+        except VersionMismatchError:
+            raise  # the user's browser is there: a headless one instead would hide the problem
         except BusError:
             if mode == "connected":
                 raise

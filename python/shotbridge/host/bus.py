@@ -23,6 +23,7 @@ import os
 import socket
 import struct
 import sys
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -30,6 +31,7 @@ from typing import Any
 
 from shotbridge.transport.framing import BUS, ByteBudget, Codec
 from shotbridge.wire.errors import ErrorCode, FrameError
+from shotbridge.wire.messages import ClientHello, ClientInfo
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +47,22 @@ def peer_uid(sock: Any) -> int:
     if sys.platform == "darwin":
         return _XUCRED.unpack(sock.getsockopt(0, _LOCAL_PEERCRED, _XUCRED.size))[1]
     raise OSError("cannot read the peer's credentials on this platform")
+
+
+def peer_program(sock: Any) -> str:
+    """The command name of the process at the other end (Linux ``/proc/PID/comm``), else "".
+
+    ``ssh`` there means the client came through an SSH forward made on this machine: a fact the
+    client cannot fake from the far side (unlike what it says in its hello).
+    """
+    if not hasattr(socket, "SO_PEERCRED"):
+        return ""
+    try:
+        creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        pid = struct.unpack("3i", creds)[0]
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except (OSError, ValueError):
+        return ""
 
 
 def error_frame(request_id: Any, code: str, message: str) -> dict[str, Any]:
@@ -115,6 +133,9 @@ class BusConnection:
         self.reply_queue_bytes = reply_queue_bytes
         self.dropped = 0  # events dropped since the last one delivered
         self.dropped_total = 0
+        self.since = time.time()
+        self.hello: ClientHello | None = None  # what the client said of itself, if it did
+        self.peer_program = ""  # the process at our end of the socket (ssh for a forward)
         self._replies: deque[bytes] = deque()
         self._reply_bytes = 0
         self._events: deque[dict[str, Any]] = deque(maxlen=event_queue)
@@ -175,6 +196,20 @@ class BusConnection:
         self._drop_queues()
         self._writer_task.cancel()
         self.writer.transport.abort()
+
+    def describe(self) -> ClientInfo | None:
+        """This client as doctor and the popup list it; None until it said hello."""
+        hello = self.hello
+        if hello is None:
+            return None
+        return ClientInfo(
+            id=self.id,
+            name=hello.name,
+            version=hello.version,
+            machine=hello.machine,
+            forwarded=hello.forwarded or self.peer_program == "ssh",
+            since=self.since,
+        )
 
     @property
     def queued(self) -> tuple[int, int]:
@@ -337,6 +372,11 @@ class BusServer:
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
 
+    def clients(self) -> list[ClientInfo]:
+        """The connected clients that said hello, oldest first."""
+        found = [conn.describe() for conn in sorted(self.connections, key=lambda c: c.id)]
+        return [info for info in found if info is not None]
+
     def in_flight(self) -> set[asyncio.Task[None]]:
         return set(self._tasks)
 
@@ -354,6 +394,7 @@ class BusServer:
             writer.close()
             return
         conn = BusConnection(writer, self.codec, stall_timeout=self.stall_timeout)
+        conn.peer_program = peer_program(writer.get_extra_info("socket"))
         self.connections.add(conn)
         try:
             await self._read_requests(conn, reader)

@@ -23,6 +23,7 @@ from typing import Any, BinaryIO
 
 from pydantic import BaseModel, ValidationError
 
+from shotbridge import __version__
 from shotbridge.host.bus import BusConnection, BusServer, error_frame
 from shotbridge.host.emulate import Emulations, close_tab
 from shotbridge.host.extension_link import ExtensionLink, Send
@@ -31,7 +32,15 @@ from shotbridge.transport import paths
 from shotbridge.transport.framing import NATIVE
 from shotbridge.wire.errors import CommandError, ErrorCode, FrameError, ImageError, ShotbridgeError
 from shotbridge.wire.interact import CdpResult
-from shotbridge.wire.messages import EXTENSION_ORIGIN, HostStatus, Request
+from shotbridge.wire.messages import (
+    EXTENSION_ORIGIN,
+    ClientHello,
+    HelloReply,
+    HostStatus,
+    PageBundle,
+    Request,
+    ServedPage,
+)
 from shotbridge.wire.screenshot import ScreenshotResult
 
 log = logging.getLogger(__name__)
@@ -84,6 +93,8 @@ class Host:
         self.server = BusServer(paths.socket_path(self.pid, runtime_dir), self.handle)
         self.commands: dict[str, Command] = {
             "status": self._status,
+            "hello": self._hello,
+            "serve_page": self._serve_page,
             "screenshot": self._screenshot,
             "interact": self._interact,
             "subscribe": self._subscribe,
@@ -239,7 +250,22 @@ class Host:
             started=self.started,
             last_active=self.last_active,
             extension_protocol=hello.protocol if hello else None,
+            version=__version__,
+            clients=self.server.clients(),
         )
+
+    async def _hello(self, conn: BusConnection, args: dict[str, Any]) -> HelloReply:
+        """A client says who it is (listed by doctor and the popup; a hint, not a credential)."""
+        conn.hello = ClientHello.model_validate(args)
+        log.info("client %d said hello: %s", conn.id, conn.describe())
+        return HelloReply(version=__version__, status=await self._status(conn, {}))
+
+    async def _serve_page(self, conn: BusConnection, args: dict[str, Any]) -> ServedPage:
+        """A page from the client's disk (another machine's), served here until it disconnects."""
+        from shotbridge.host import served_pages
+
+        gone = asyncio.ensure_future(conn.wait_closed())
+        return await served_pages.serve(PageBundle.model_validate(args), gone)
 
     async def _screenshot(self, conn: BusConnection, args: dict[str, Any]) -> ScreenshotResult:
         try:  # lazy: both may pull in the core, and its absence is this command's error

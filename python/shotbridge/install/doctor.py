@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import shlex
+import socket
 import stat
 import subprocess
 import sys
@@ -38,7 +39,13 @@ from shotbridge.install.register import (
 )
 from shotbridge.transport import paths
 from shotbridge.wire.errors import ShotbridgeError
-from shotbridge.wire.messages import EXTENSION_ID, EXTENSION_ORIGIN, HOST_NAME, HostStatus
+from shotbridge.wire.messages import (
+    EXTENSION_ID,
+    EXTENSION_ORIGIN,
+    HOST_NAME,
+    ClientInfo,
+    HostStatus,
+)
 
 
 class Status(StrEnum):
@@ -384,6 +391,7 @@ def check_hosts(directory: Path | None = None) -> list[Check]:
             )
             continue
         checks.append(ok(name, f"answers on {info.socket}", required=False))
+        checks += [client_check(info.pid, c) for c in status.clients]
         version = status.extension_version
         if status.ready and version != __version__:
             checks.append(
@@ -413,6 +421,109 @@ def check_hosts(directory: Path | None = None) -> list[Check]:
                 )
             )
     return checks
+
+
+def client_check(pid: int, client: ClientInfo) -> Check:
+    """One client connected to host ``pid``, and whether it came over a forward."""
+    where = f"on {client.machine}" if client.machine else "here"
+    how = " over a forward (SSH or a mounted socket)" if client.forwarded else ""
+    return ok(
+        f"client of host {pid}",
+        f"{client.name} {client.version} {where}{how}",
+        required=False,
+    )
+
+
+# ---- the remote side of a forward ---------------------------------------------------------------
+
+
+def forward_fix() -> str:
+    here = socket.gethostname()
+    return (
+        f"on the laptop with the browser, run `shotctl remote ssh {here}` (it keeps the forward "
+        "open); in a container, mount the laptop's bus folder and set SHOTBRIDGE_BUS "
+        "(`shotctl remote devcontainer` on the laptop prints how)"
+    )
+
+
+def check_forward() -> list[Check]:
+    """This machine reaches a browser on another one: the socket is there, a host answers it,
+    its extension is connected, and both sides run the same version."""
+    from shotbridge.client.bus_client import VersionMismatchError
+
+    explicit = paths.explicit_bus()
+    where = explicit if explicit is not None else paths.forward_socket()
+    if explicit is None:
+        folder = check_forward_dir(paths.forward_dir())
+        if folder.status is not Status.OK:
+            return [folder]
+    sockets = paths.forward_candidates()
+    if not sockets:
+        return [fail("forwarded bus", f"no socket at {where}", forward_fix())]
+    try:
+        status = asyncio.run(_forward_status(sockets[0]))
+    except VersionMismatchError as exc:
+        return [fail("forwarded bus", str(exc), "install the same shotbridge version on both")]
+    except (ShotbridgeError, OSError) as exc:
+        why = exc.__cause__ or exc
+        return [
+            fail(
+                "forwarded bus",
+                f"{sockets[0]} is there but no host answers it ({why}): the SSH session "
+                "ended, or the laptop's browser closed",
+                "on the laptop: open the browser with the extension, and restart "
+                f"`shotctl remote ssh {socket.gethostname()}`",
+            )
+        ]
+    found = ok("forwarded bus", f"{sockets[0]}: host {status.pid}, shotbridge {status.version}")
+    if not status.ready:
+        return [
+            found,
+            fail(
+                "browser over the forward",
+                "the laptop's host answers but its extension is not connected",
+                "open the browser on the laptop (shotctl doctor there says what is missing)",
+            ),
+        ]
+    return [
+        found,
+        ok("browser over the forward", f"connected: profile {status.profile_id}"),
+    ]
+
+
+def check_forward_dir(folder: Path) -> Check:
+    try:
+        st = os.lstat(folder)
+    except FileNotFoundError:
+        return fail(
+            "forward folder", f"{folder} does not exist: nothing was forwarded here", forward_fix()
+        )
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
+        return fail(
+            "forward folder",
+            f"{folder} is not a folder of yours",
+            f"remove {folder}, then {forward_fix()}",
+        )
+    if stat.S_IMODE(st.st_mode) != 0o700:
+        return fail(
+            "forward folder",
+            f"{folder} has mode {stat.S_IMODE(st.st_mode):o}, not 700",
+            f"chmod 700 {folder}",
+        )
+    return ok("forward folder", f"{folder} (mode 700, yours)")
+
+
+async def _forward_status(sock: Path) -> HostStatus:
+    from shotbridge.client.bus_client import BusClient
+
+    info = paths.HostInfo(pid=0, started=0, last_active=0, socket=str(sock), via=str(sock))
+    async with await BusClient.connect_path(sock, info=info, timeout=3.0) as client:
+        return await client.hello("shotctl doctor", timeout=3.0)
+
+
+def forward_present() -> bool:
+    """Whether this machine is set up to reach a browser elsewhere (then doctor checks it)."""
+    return paths.explicit_bus() is not None or paths.forward_dir().exists()
 
 
 def check_chrome() -> Check:
@@ -453,6 +564,8 @@ def run_checks(
         dirs = paths.search_dirs() or [paths.runtime_dir(create=False)]
     checks += [check_runtime_dir(d) for d in dirs]
     checks += check_hosts(runtime_dir)
+    if runtime_dir is None and forward_present():
+        checks += check_forward()
     checks.append(check_chrome())
     return checks
 

@@ -10,6 +10,10 @@ uid may have registered (:func:`search_dirs`), and a host that is not private al
 of its record in a registry that depends only on HOME (:func:`registry_dir`). An explicit
 ``$SHOTBRIDGE_RUNTIME_DIR`` means "private": such a host registers nowhere else, and a client
 given it searches only there.
+A browser on another machine (SSH) or outside a container reaches clients here through one
+socket: ``$SHOTBRIDGE_BUS`` (a socket, or a folder of them: a mounted runtime dir) when set, and
+then nothing else; otherwise, after the hosts of this machine, :func:`forward_socket`, the place
+``shotctl remote ssh`` forwards the laptop's bus to (it depends only on HOME).
 State dir (logs): ``$SHOTBRIDGE_STATE_DIR``, else ``$XDG_STATE_HOME/shotbridge``, else
 ``~/.local/state/shotbridge``.
 """
@@ -41,6 +45,9 @@ class HostInfo(BaseModel):
     last_active: float
     connected: bool = False
     socket: str  # absolute path of its bus socket
+    # How a client reached it when not through a record of this machine: the forwarded or
+    # mounted socket it came through (None: a host of this machine).
+    via: str | None = None
 
 
 # ---- directories ----------------------------------------------------------------------------
@@ -102,6 +109,91 @@ def is_private_dir(path: Path) -> bool:
     except OSError:
         return False
     return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid()
+
+
+# ---- another machine's bus: SSH forwards and mounts -------------------------------------------
+
+BUS_ENV = "SHOTBRIDGE_BUS"
+
+
+def forward_dir() -> Path:
+    """Where ``shotctl remote ssh`` puts the laptop's forwarded bus on the remote machine (0700)."""
+    return Path.home() / ".local" / "state" / "shotbridge" / "forward"
+
+
+def forward_socket() -> Path:
+    return forward_dir() / "bus.sock"
+
+
+def forwarded_ports() -> set[int]:
+    """Ports of this machine's localhost the laptop's browser reaches (``--forward-port``)."""
+    try:
+        text = (forward_dir() / "ports").read_text()
+    except OSError:
+        return set()
+    return {int(word) for word in text.split() if word.isdigit()}
+
+
+# In a runtime dir: a symlink to the socket of a live host there, for SSH forwards (one fixed
+# path to forward while hosts come and go with the browser) and container mounts.
+BUS_LINK = "bus.sock"
+
+
+def point_bus_link(socket: Path, directory: Path) -> None:
+    """Make ``directory/bus.sock`` lead to ``socket`` (relative when beside it), atomically."""
+    link = directory / BUS_LINK
+    target = socket.name if socket.parent == directory else str(socket)
+    with contextlib.suppress(OSError):
+        if os.readlink(link) == target:
+            return
+    tmp = directory / f".{BUS_LINK}.{os.getpid()}"
+    with contextlib.suppress(FileNotFoundError):
+        tmp.unlink()
+    os.symlink(target, tmp)
+    os.replace(tmp, link)
+
+
+def _link_dead(directory: Path) -> bool:
+    return not stat.S_ISSOCK(_mode(directory / BUS_LINK))
+
+
+def explicit_bus() -> Path | None:
+    """``$SHOTBRIDGE_BUS``: the one socket (or folder of sockets) clients must use."""
+    value = os.environ.get(BUS_ENV, "").strip()
+    return Path(value).expanduser() if value else None
+
+
+def bus_sockets(target: Path) -> list[Path]:
+    """The sockets ``target`` names: itself, or a folder's ``*.sock``, newest first.
+
+    A mounted runtime dir holds ``host-<pid>.sock`` sockets whose records name this machine's
+    pids and paths, meaningless in a container: sockets are all a mount can be trusted to show.
+    """
+    if stat.S_ISSOCK(_mode(target)):
+        return [target]
+    try:
+        found = [p for p in target.glob("*.sock") if stat.S_ISSOCK(_mode(p))]
+    except OSError:
+        return []
+    return sorted(found, key=lambda p: _mtime(p), reverse=True)
+
+
+def forward_candidates() -> list[Path]:
+    """Sockets leading to another machine's browser: ``$SHOTBRIDGE_BUS``'s, else the forward's
+    (only in a private folder of ours: the socket sshd made for us, not one planted there)."""
+    if (explicit := explicit_bus()) is not None:
+        return bus_sockets(explicit)
+    sock = forward_socket()
+    if stat.S_ISSOCK(_mode(sock)) and is_private_dir(sock.parent):
+        return [sock]
+    return []
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0
 
 
 def state_dir(create: bool = True) -> Path:
@@ -183,6 +275,9 @@ def write_host_info(info: HostInfo, directory: Path | None = None) -> Path:
     """
     path = info_path(info.pid, directory)
     _write_record(path, info)
+    if _link_dead(path.parent):  # no live host behind bus.sock: this one takes it
+        with contextlib.suppress(OSError):
+            point_bus_link(Path(info.socket), path.parent)
     if _registers(path.parent):
         with contextlib.suppress(OSError, BusError):  # the registry is a convenience only
             registry = ensure_private_dir(registry_dir())
@@ -203,6 +298,10 @@ def remove_host_files(pid: int, directory: Path | None = None) -> None:
     for path in (socket_path(pid, directory), info_path(pid, directory)):
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
+    folder = directory if directory is not None else runtime_dir(create=False)
+    with contextlib.suppress(OSError):
+        if os.readlink(folder / BUS_LINK) == socket_path(pid, folder).name:
+            (folder / BUS_LINK).unlink()  # another live host re-points it when it next writes
     if _registers(directory if directory is not None else runtime_dir(create=False)):
         with contextlib.suppress(OSError):
             (registry_dir() / f"host-{pid}.json").unlink()

@@ -24,6 +24,31 @@ EXTENSION_ORIGIN = f"chrome-extension://{EXTENSION_ID}/"
 PROTOCOL_VERSION = 1
 
 
+class ClientHello(Model):
+    """``hello``: what a bus client says of itself, shown to the user (doctor, the popup).
+
+    A hint, never a trust boundary: the socket's owner and mode decide who may connect, and a
+    client could say anything here.
+    """
+
+    name: str = Field(max_length=64)  # "shotctl mcp", "shotctl capture", ...
+    version: str = Field(max_length=64)
+    machine: str = Field(default="", max_length=255)  # the client's host name
+    # The client reached the bus through a forwarded or mounted socket (SSH, a container).
+    forwarded: bool = False
+
+
+class ClientInfo(Model):
+    """One connected client as the host lists it."""
+
+    id: int
+    name: str
+    version: str
+    machine: str
+    forwarded: bool  # it said so, or its peer process on the host's side is ssh
+    since: float
+
+
 class HostStatus(Model):
     """The bus command ``status``: which host this is and whether its extension is connected."""
 
@@ -38,11 +63,42 @@ class HostStatus(Model):
     started: float
     last_active: float
     protocol: int = PROTOCOL_VERSION
+    # The host's shotbridge version, and the bus clients that said hello (doctor, the popup).
+    version: str | None = None
+    clients: list[ClientInfo] = Field(default_factory=list)
 
     @property
     def ready(self) -> bool:
         """Connected and introduced: a capture can follow straight away."""
         return self.connected and bool(self.profile_id)
+
+
+class HelloReply(Model):
+    """The host's answer to ``hello``: its version (the client compares) and its status."""
+
+    version: str
+    protocol: int = PROTOCOL_VERSION
+    status: HostStatus
+
+
+# A page of another machine's disk, served by the host for its browser: what may travel.
+PAGE_BUNDLE_MAX_BYTES = 32 * 1024 * 1024
+PAGE_BUNDLE_MAX_FILES = 2000
+
+
+class PageBundle(Model):
+    """``serve_page``: a local page and the files beside it, from a client whose disk the
+    browser cannot read (a remote machine, a container). ``files`` maps a relative path
+    (``/``-separated, below the page's folder) to its bytes; ``page`` is one of those paths."""
+
+    page: str = Field(min_length=1, max_length=1024)
+    files: dict[str, bytes] = Field(max_length=PAGE_BUNDLE_MAX_FILES)
+
+
+class ServedPage(Model):
+    """Where the browser loads the served page, for as long as the client stays connected."""
+
+    url: str
 
 
 class ErrorInfo(Model):

@@ -1,0 +1,225 @@
+"""The assistant on another machine, the browser here: through a real ``ssh -R`` made by
+``shotctl remote ssh``, to a real sshd and a second account (tests/e2e/remote_sshd.py).
+
+The laptop is this process's user with the real host and extension in headless Chromium. On the
+remote account, with HOME and PATH only and no flag: ``shotctl mcp`` finds the forwarded browser
+and captures, annotates, clicks and generates a test; ``shotctl capture FILE`` of a file there is
+served by the laptop's host; a URL naming the remote's localhost is refused with what to do; the
+laptop's doctor lists the remote client as forwarded; a broken forward gets the remote doctor's
+fix. The same client in a new mount namespace that sees only the mounted bus folder (a container)
+reaches the browser through ``SHOTBRIDGE_BUS``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from shotbridge.client.browser import HeadlessBrowser
+from shotbridge.client.bus_client import BusClient
+
+from tests.e2e.conftest import start_browser
+from tests.e2e.headed import VENV_BIN, images_of, text_of
+from tests.e2e.remote_sshd import Forward, Remote, Sshd, mcp_params, remote_machine
+
+
+@pytest.fixture(scope="module")
+def laptop() -> Iterator[HeadlessBrowser]:
+    browser = start_browser(window_size=(1280, 800))
+    yield browser
+    browser.close()
+
+
+@pytest.fixture(scope="module")
+def machine() -> Iterator[tuple[Remote, Sshd]]:
+    with remote_machine() as found:
+        yield found
+
+
+def laptop_env(laptop: HeadlessBrowser) -> dict[str, str]:
+    """The laptop user's terminal: the browser's host is found in its runtime dir."""
+    return {**os.environ, "SHOTBRIDGE_RUNTIME_DIR": str(laptop.runtime_dir)}
+
+
+@pytest.fixture(scope="module")
+def forward(laptop: HeadlessBrowser, machine: tuple[Remote, Sshd]) -> Iterator[Forward]:
+    fwd = Forward(machine[1], laptop_env(laptop)).start()
+    yield fwd
+    fwd.close()
+
+
+def on_laptop(laptop: HeadlessBrowser, cmd: str, args: dict[str, Any]) -> dict[str, Any]:
+    """What the laptop's user does in their browser (here: through its own bus)."""
+
+    async def once() -> dict[str, Any]:
+        async with await BusClient.connect(runtime_dir=laptop.runtime_dir) as client:
+            return await client.request(cmd, args, timeout=30)
+
+    return asyncio.run(once())
+
+
+async def _remote_mcp(remote: Remote, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    results = []
+    async with stdio_client(mcp_params(remote)) as (r, w), ClientSession(r, w) as session:
+        await session.initialize()
+        for name, args in calls:
+            result = await session.call_tool(name, args)
+            assert not result.is_error, text_of(result)
+            results.append(result)
+    return results
+
+
+def test_mcp_on_the_remote_drives_the_laptops_browser(
+    laptop: HeadlessBrowser, machine: tuple[Remote, Sshd], forward: Forward, pages_url: str
+) -> None:
+    remote, _ = machine
+    # The user opened their page on the laptop; the assistant on the remote works on that tab.
+    on_laptop(laptop, "navigate", {"url": f"{pages_url}/interact.html"})
+    looked, _clicked, after, spec = asyncio.run(
+        _remote_mcp(
+            remote,
+            [
+                ("observe", {"what": "page", "annotate_screenshot": True, "map": "full"}),
+                ("interact", {"action": "click", "selector": "#count-btn"}),
+                ("observe", {"what": "page"}),
+                ("generate_test", {"assert_visual": False}),
+            ],
+        )
+    )
+    assert len(images_of(looked)) == 1
+    labels = json.loads(next(b.text for b in looked.content if b.type == "text"))
+    names = {a.get("name") for a in labels["annotations"]}
+    assert {"Increment", "Search"} <= names
+    assert "headless" not in text_of(looked)  # the laptop's browser, not one of the remote's
+    assert "Interact fixture" in text_of(after)
+    found = on_laptop(laptop, "discover", {"target": "all_visible"})
+    assert "clicks=1 dbl=0 ctx=0 trusted=true" in json.dumps(
+        found
+    )  # a real click, in the laptop's tab
+    assert "Increment" in text_of(spec) and "click()" in text_of(spec)
+
+
+def test_laptop_doctor_lists_the_remote_client_as_forwarded(
+    laptop: HeadlessBrowser, machine: tuple[Remote, Sshd], forward: Forward
+) -> None:
+    remote, _ = machine
+
+    def doctor() -> list[str]:
+        done = subprocess.run(
+            [str(VENV_BIN / "shotctl"), "doctor", "--json"],
+            env=laptop_env(laptop),
+            capture_output=True,
+            text=True,
+        )
+        checks = json.loads(done.stdout)["checks"]
+        return [c["detail"] for c in checks if c["name"].startswith("client of host")]
+
+    async def while_connected() -> list[str]:
+        from mcp import ClientSession
+        from mcp.client.stdio import stdio_client
+
+        async with stdio_client(mcp_params(remote)) as (r, w), ClientSession(r, w) as session:
+            await session.initialize()
+            await session.call_tool("observe", {"what": "tabs"})  # connects: says hello
+            return await asyncio.to_thread(doctor)
+
+    assert doctor() == []  # no client yet
+    clients = asyncio.run(while_connected())
+    assert len(clients) == 1 and clients[0].startswith("shotctl mcp 0."), clients
+    assert clients[0].endswith("over a forward (SSH or a mounted socket)")
+
+
+def test_a_file_on_the_remote_is_captured_by_the_laptops_browser(
+    machine: tuple[Remote, Sshd], forward: Forward
+) -> None:
+    remote, _ = machine
+    page = remote.write(
+        "proj/index.html",
+        "<!doctype html><title>Remote page</title><link rel=stylesheet href=site.css>"
+        "<h1>Built on the remote</h1><button>Ship it</button>",
+    )
+    remote.write("proj/site.css", "h1 { color: rgb(200, 0, 0) }")
+    remote.write("proj/.env", "SECRET=do-not-send")
+    out = remote.home / "shot.jpg"
+    done = remote.run("shotctl", "capture", str(page), "--annotate", "--json", "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    meta = json.loads(done.stdout)
+    assert meta["title"] == "Remote page"
+    assert meta["url"].startswith("http://127.0.0.1:") and meta["url"].endswith("/index.html")
+    assert [a["name"] for a in meta["annotations"]] == ["Ship it"]
+    assert out.stat().st_size > 1000  # written where the command ran: on the remote
+
+
+def test_a_url_of_the_remotes_localhost_says_to_forward_the_port(
+    machine: tuple[Remote, Sshd], forward: Forward
+) -> None:
+    remote, _ = machine
+    done = remote.run(
+        "shotctl", "capture", "http://localhost:5173/", "-o", str(remote.home / "x.jpg")
+    )
+    assert done.returncode == 2
+    assert "names localhost of" in done.stderr and "--forward-port 5173" in done.stderr
+
+
+def hidden_dirs() -> list[str]:
+    """Where sockets and host records could be, emptied in the container; the interpreter's own
+    folder stays (a pyenv under /root), but not the records kept beside it."""
+    python = Path(sys.executable).resolve()
+    dirs = []
+    for d in ("/tmp", "/run", "/home", "/root"):
+        if python.is_relative_to(d):
+            dirs += [str(p) for p in [Path(d) / ".local"] if p.is_dir()]
+        else:
+            dirs.append(d)
+    return dirs
+
+
+def test_a_container_sees_only_the_mounted_bus(laptop: HeadlessBrowser, forward: Forward) -> None:
+    """A new mount namespace in which those places are empty: the only way to a browser is the
+    laptop's bus folder, mounted at /mnt, named by SHOTBRIDGE_BUS (as a container is set up)."""
+    script = (
+        'set -e; mount --bind "$1" /mnt; shift; '
+        f"for d in {' '.join(hidden_dirs())}; do mount -t tmpfs tmpfs $d; done; mkdir -p /tmp/dev; "
+        f"exec env -i HOME=/tmp/dev PATH={VENV_BIN}:/usr/bin:/bin SHOTBRIDGE_BUS=/mnt "
+        f'{sys.executable} -m shotbridge "$@"'
+    )
+    unshare = ["unshare", "--mount", "--propagation", "private"]
+    if os.geteuid() != 0:
+        unshare.insert(1, "--map-root-user")
+    argv = [*unshare, "sh", "-c", script, "sh", str(laptop.runtime_dir)]
+    doctor = subprocess.run([*argv, "remote", "doctor"], capture_output=True, text=True, timeout=60)
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    assert "forwarded bus: /mnt/" in doctor.stdout
+    out = "/tmp/dev/shot.jpg"
+    shot = subprocess.run(
+        [*argv, "capture", "--json", "-o", out], capture_output=True, text=True, timeout=90
+    )
+    assert shot.returncode == 0, shot.stderr
+    assert json.loads(shot.stdout)["title"] == "Interact fixture"  # the laptop's tab
+    assert not Path(out).exists()  # written inside the container only
+
+
+def test_a_broken_forward_gets_the_doctors_fix(
+    machine: tuple[Remote, Sshd], forward: Forward
+) -> None:
+    remote, _ = machine
+    forward.close()  # the laptop's side ends: the remote socket is left behind, dead
+    done = remote.run("shotctl", "remote", "doctor")
+    assert done.returncode == 1
+    assert "no host answers it" in done.stdout
+    assert "fix: on the laptop" in done.stdout and "shotctl remote ssh" in done.stdout
+    # And the MCP server there says what to do, rather than starting a browser of its own.
+    mcp = remote.run(
+        "shotctl", "capture", "--browser", "connected", "-o", str(remote.home / "y.jpg")
+    )
+    assert mcp.returncode == 3 and "shotctl remote ssh" in mcp.stderr
