@@ -39,7 +39,8 @@ fi
 [ ${#apt_missing[@]} -eq 0 ] || log "missing, installing with apt-get next: ${apt_missing[*]}"
 
 # Debian/Ubuntu: the build tools found missing above, plus the browser and display for tests.
-apt_packages=(chromium cmake nasm pkg-config build-essential python3-venv ca-certificates xvfb xauth xdotool)
+# openssh-server: the remote tests run its sshd with a config of their own, on 127.0.0.1.
+apt_packages=(chromium cmake nasm pkg-config build-essential python3-venv ca-certificates xvfb xauth xdotool openssh-server)
 # Node runs the extension's unit tests, the layer check's JavaScript parser and Playwright; a
 # node already on PATH (nodesource, nvm) is kept.
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || apt_packages+=(nodejs npm)
