@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 from mcp.types import CallToolResult
 
-from tests.e2e.test_session import CONFIG, run_node
-from tests.e2e.test_session import _npx as npx
 from tests.e2e.test_replay_app import ESM_CONFIG
 from tests.e2e.test_replay_app import _project as project
+from tests.e2e.test_session import CONFIG, run_node
+from tests.e2e.test_session import _npx as npx
 from tests.mcp_stdio import McpSession
 
 pytestmark = pytest.mark.browser
@@ -93,22 +93,25 @@ def _drive(a: Agent, base: str, files: Path) -> None:
 
     # upload: by label, sizes and names said; a single-file input refuses two; a missing file.
     (files / "a.txt").write_text("hello")
-    (files / "b.bin").write_bytes(b"\x00\x01\x02")
+    (files / "b.bin").write_bytes(bytes(range(256)) * 5000)  # 1.28 MB: three parts to the extension
     both = [str(files / "a.txt"), str(files / "b.bin")]
     said = a.ok(action="upload", label=labels["#file"], files=both)
-    assert "Set 2 file(s)" in said and "a.txt (5 bytes), b.bin (3 bytes)" in said, said
+    assert "Set 2 file(s)" in said and "a.txt (5 bytes), b.bin (1,280,000 bytes)" in said, said
     assert "takes one file, not 2" in a.refused(action="upload", selector="#avatar", files=both)
     missing = str(files / "nope.txt")
-    assert f"{missing} does not exist" in a.refused(action="upload", selector="#file", files=[missing])
+    said = a.refused(action="upload", selector="#file", files=[missing])
+    assert f"{missing} does not exist" in said, said
     assert "upload needs files" in a.refused(action="upload", selector="#file")
 
-    # drag: HTML5 (label to label), a pointer-driven sortable list (selector to a point of a
-    # screenshot: 1280 px wide at DPR 1, so image px are CSS px), a slider (selector to selector).
+    # drag: HTML5 (label to label), a pointer-driven sortable list (selector to a pixel of a
+    # screenshot, above the list's first item at CSS (800, 25)), a slider (selector to selector).
     said = a.ok(action="drag", label=labels["#card"], to={"label": labels["#done"]})
     assert "an HTML5 drag" in said, said
-    shot = a.s.call("capture_screenshot", {})
-    assert "\n1280×" in text(shot), text(shot)  # image px are CSS px
-    said = a.ok(action="drag", selector="#sortable li:nth-child(3)", to={"x": 800, "y": 25})
+    width = int(re.search(r"\n(\d+)×\d+ px JPEG", text(a.s.call("capture_screenshot", {})))[1])
+    page = json.loads(text(a.s.call("observe", {"what": "page"})))
+    scale = width / page["viewport"]["width"]
+    to = {"x": 800 * scale, "y": 25 * scale}
+    said = a.ok(action="drag", selector="#sortable li:nth-child(3)", to=to)
     assert "HTML5" not in said
     a.ok(action="drag", selector="#volume", to={"selector": "#vol-mark"})
     assert "drag needs to" in a.refused(action="drag", selector="#card")
@@ -138,7 +141,9 @@ def test_select_upload_drag_wait_through_mcp_and_their_replays(
     with McpSession("--browser", "headless", "--window-size", "1280x800", "--cooldown", "0") as s:
         a = Agent(s)
         _drive(a, pages_url, files)
-        scripts = {m: code(s.call("get_reproduction_script", {"module": m})) for m in ("esm", "cjs")}
+        scripts = {
+            m: code(s.call("get_reproduction_script", {"module": m})) for m in ("esm", "cjs")
+        }
         specs = {
             ("esm", "ts"): code(s.call("generate_test", {"assert_visual": False})),
             ("cjs", "js"): code(
@@ -151,14 +156,14 @@ def test_select_upload_drag_wait_through_mcp_and_their_replays(
         ".selectOption(['ham', 'olives']);",
         f".setInputFiles(['{files}/a.txt', '{files}/b.bin']);",
         ".dragTo(page.locator('#done'));",
-        "await page.mouse.move(800, 25, { steps: 10 });",
+        "await page.mouse.move(800, 25, { steps: 10 });",  # CSS px again
         "getByText('All set').first().waitFor({ state: 'visible'",
         "page.locator('#spinner').first().waitFor({ state: 'hidden'",
         "waitForURL((url) => url.href.includes('#saved')",
         "waitForLoadState('networkidle'",
         "getByRole('option', { name: 'Blue', exact: true }).click();",
     ):
-        assert want in spec, (want, spec[spec.find("test("):])
+        assert want in spec, (want, spec[spec.find("test(") :])
     assert "Never there" not in spec  # a wait that timed out is no step
     for module, script in scripts.items():
         root = project(tmp_path / f"script-{module}", module)
