@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from shotbridge.host.after_capture import ElementReads
+from shotbridge.host.after_capture import ElementReads, command_arrived
 from shotbridge.host.recording import Recorder, RecorderCommand
 from shotbridge.host.shots import ShotRegistry
 from shotbridge.wire.diff import DiffArgs
@@ -102,7 +102,7 @@ class Session:
             args,
             annotated=annotated,
             previous_id=previous_id,
-            read=lambda: self.element_reads.of(self.link, shot_id, tab_id),
+            read=lambda: self.element_reads.of(self.link, shot_id, tab_id, now=True),
         )
         if (
             report
@@ -168,6 +168,7 @@ class Sessions:
     @contextlib.contextmanager
     def acting(self, conn: Any, cmd: str, args: dict[str, Any]) -> Iterator[None]:
         """Mark the caller's session as the author of what the page does while ``cmd`` runs."""
+        command_arrived(self.link, cmd)  # a page read deferred till now would be too late
         acts = cmd in ACTING_COMMANDS or (cmd == "screenshot" and bool(args.get("url")))
         if not acts:
             yield
