@@ -19,7 +19,7 @@ import io
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -112,6 +112,17 @@ def _refusal(r: CallToolResult) -> str:
     return _text(r)
 
 
+def _until(ask: Callable[[], Any], ok: Callable[[Any], bool]) -> Any:
+    """``ask()`` again until ``ok`` says its answer is complete (10 s at most); the last one."""
+    got = ask()
+    for _ in range(100):
+        if ok(got):
+            break
+        time.sleep(0.1)
+        got = ask()
+    return got
+
+
 def test_network_lists_the_failed_call_first_and_console_has_levels(
     site: tuple[str, list[str]],
 ) -> None:
@@ -120,11 +131,12 @@ def test_network_lists_the_failed_call_first_and_console_has_levels(
         _ok(s.call("configure", {"action": "capture", "settings": {"network": True}}))
         _ok(s.call("interact", {"action": "navigate", "url": f"{base}/index.html"}))
         listed: dict[str, Any] = {}
-        for _ in range(20):  # the page's two calls finish after its load
+        for _ in range(100):  # the page's two calls finish after its load
             listed = _json(s.call("observe", {"what": "network"}))
-            urls = [r["url"] for r in listed["requests"]]
-            if f"{base}/api/profile" in urls and f"{base}/api/items" in urls:
+            done = [r["url"] for r in listed["requests"] if not r.get("pending")]
+            if f"{base}/api/profile" in done and f"{base}/api/items" in done:
                 break
+            time.sleep(0.1)
         by_url = {r["url"]: r for r in listed["requests"]}
         items, profile = by_url[f"{base}/api/items"], by_url[f"{base}/api/profile"]
         assert (items["method"], items["status"], items["type"]) == ("GET", 500, "xmlhttprequest")
@@ -140,17 +152,26 @@ def test_network_lists_the_failed_call_first_and_console_has_levels(
         only = _json(s.call("observe", {"what": "network", "filter": "/api/prof"}))["requests"]
         assert [r["url"] for r in only] == [profile["url"]]
 
-        one = _json(s.call("observe", {"what": "network", "request_id": items["id"]}))
+        one = _until(
+            lambda: _json(s.call("observe", {"what": "network", "request_id": items["id"]})),
+            lambda got: "response_body" in got,  # the recorder's copy comes its own way
+        )
         sent = {h["name"].lower(): h["value"] for h in one["request_headers"]}
         assert sent["authorization"] == "<redacted>"
         assert BEARER not in json.dumps(one)
         assert {"name": "Content-Type", "value": "application/json"} in one["response_headers"]
         assert json.loads(one["response_body"]) == {"error": "database unavailable"}
-        body = _json(s.call("observe", {"what": "network", "request_id": profile["id"]}))
+        body = _until(
+            lambda: _json(s.call("observe", {"what": "network", "request_id": profile["id"]})),
+            lambda got: "response_body" in got,
+        )
         assert json.loads(body["response_body"])["name"] == "Ada"
         assert TOKEN not in json.dumps(body)
 
-        console = _json(s.call("observe", {"what": "console"}))["messages"]
+        console = _until(  # relayed by the page's content scripts, in their own time
+            lambda: _json(s.call("observe", {"what": "console"}))["messages"],
+            lambda got: len(got) >= 2,
+        )
         levels = {m["message"]: m["level"] for m in console}
         assert levels["low disk space on the demo server"] == "warning"
         assert levels["page loaded"] == "log"

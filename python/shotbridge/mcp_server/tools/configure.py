@@ -32,7 +32,7 @@ Session settings. action="capture", settings: screenshot_mode ({" | ".join(SCREE
 default off; auto ≤1 per 5 s, 10 per session), mask_selectors (CSS masked in every image), \
 auto_screenshot {{on_navigation, on_error, on_action}} (observe what="screenshots"), network \
 (record fetch/XHR bodies); none shows them. "track", tab_id: the tab tools act on. "emulate", \
-settings: preset ("iPhone 15", "Pixel 7", "iPad Mini"…), width, height, device_scale_factor, \
+settings: preset ("iPhone 15", "Pixel 7"…), width, height, device_scale_factor, \
 mobile, touch, color_scheme, reduced_motion; {{"reset": true}}. "close_tab" [tab_id]."""
 
 

@@ -30,7 +30,7 @@ TEXT_MAX = 100
 DESCRIPTION = """\
 Look at the tracked tab; start here. what="page": URL, title, viewport, headings, counts \
 (include_offscreen=true lists controls); "errors"; "console": messages with level; "network": \
-requests since the session began, failed first (request_id=N: headers, body); "tabs". \
+the session's requests, failed first (request_id=N: headers, body); "tabs". \
 annotate_screenshot=true (if structure is not enough): JPEG with numbered labels mapped to role, \
 name, selector, for interact(label=N)."""
 
