@@ -27,12 +27,16 @@ from shotbridge.client.bus_client import BusClient
 
 from tests.e2e.conftest import start_browser
 from tests.e2e.headed import VENV_BIN, images_of, text_of
-from tests.e2e.remote_sshd import Forward, Remote, Sshd, mcp_params, remote_machine
+from tests.e2e.remote_sshd import Forward, Remote, Sshd, free_port, mcp_params, remote_machine
+
+DEBUG_PORT = free_port()  # the popup is read over DevTools, as tests/e2e/test_popup.py does
 
 
 @pytest.fixture(scope="module")
 def laptop() -> Iterator[HeadlessBrowser]:
-    browser = start_browser(window_size=(1280, 800))
+    browser = start_browser(
+        window_size=(1280, 800), extra_args=(f"--remote-debugging-port={DEBUG_PORT}",)
+    )
     yield browser
     browser.close()
 
@@ -41,6 +45,9 @@ def laptop() -> Iterator[HeadlessBrowser]:
 def machine() -> Iterator[tuple[Remote, Sshd]]:
     with remote_machine() as found:
         yield found
+
+
+POPUP = "chrome-extension://lgpadcfmcnglbejkodbbdfcnfnaffoae/popup/popup.html"
 
 
 def laptop_env(laptop: HeadlessBrowser) -> dict[str, str]:
@@ -124,19 +131,49 @@ def test_laptop_doctor_lists_the_remote_client_as_forwarded(
         checks = json.loads(done.stdout)["checks"]
         return [c["detail"] for c in checks if c["name"].startswith("client of host")]
 
-    async def while_connected() -> list[str]:
+    async def while_connected() -> tuple[list[str], str]:
         from mcp import ClientSession
         from mcp.client.stdio import stdio_client
 
         async with stdio_client(mcp_params(remote)) as (r, w), ClientSession(r, w) as session:
             await session.initialize()
             await session.call_tool("observe", {"what": "tabs"})  # connects: says hello
-            return await asyncio.to_thread(doctor)
+            return await asyncio.to_thread(doctor), await asyncio.to_thread(read_popup, tmp)
 
+    tmp = forward.sshd.root
     assert doctor() == []  # no client yet
-    clients = asyncio.run(while_connected())
+    clients, popup = asyncio.run(while_connected())
     assert len(clients) == 1 and clients[0].startswith("shotctl mcp 0."), clients
     assert clients[0].endswith("over a forward (SSH or a mounted socket)")
+    # The popup of the laptop's browser lists the same client, marked, with what it means.
+    listed = popup.split("Using this browser now:", 1)[1].split()
+    assert listed[:2] == ["shotctl", "mcp"] and listed[2].startswith("0."), popup
+    assert "— over a forward (SSH or a mounted socket)" in popup
+    assert "can drive this browser while the forward is open" in popup
+
+
+READ_POPUP = r"""
+const { chromium } = require('playwright');
+(async () => {
+  const browser = await chromium.connectOverCDP(`http://127.0.0.1:${process.argv[2]}`);
+  const page = await browser.contexts()[0].newPage();
+  await page.goto(process.argv[3]);
+  await page.waitForSelector('#clients[data-loaded]:not([data-loaded="0"])', { timeout: 20000 });
+  console.log(JSON.stringify(await page.evaluate(() => document.body.innerText)));
+  await page.close();
+  process.exit(0);
+})().catch((e) => { console.error(e); process.exit(1); });
+"""
+
+
+def read_popup(tmp: Path) -> str:
+    script = tmp / "read_popup.cjs"
+    script.write_text(READ_POPUP)
+    env = {**os.environ, "NODE_PATH": str(Path(__file__).parent / "node_modules")}
+    argv = ["node", str(script), str(DEBUG_PORT), POPUP]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr
+    return str(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
 def test_a_file_on_the_remote_is_captured_by_the_laptops_browser(

@@ -24,6 +24,7 @@ from typing import Any, BinaryIO
 from pydantic import BaseModel, ValidationError
 
 from shotbridge import __version__
+from shotbridge.host import popup_query
 from shotbridge.host.bus import BusConnection, BusServer, error_frame
 from shotbridge.host.emulate import Emulations, close_tab
 from shotbridge.host.extension_link import ExtensionLink, Send
@@ -111,11 +112,16 @@ class Host:
         self.emulations = Emulations(link)  # undone when the client that asked leaves
         link.add_listener(self.sessions.on_event)
 
-    async def serve(self, native: asyncio.StreamReader, send: Send) -> None:
-        """Serve until the extension's stream ends or :meth:`stop`; then clean up."""
+    async def serve(
+        self, native: asyncio.StreamReader, send: Send, first: dict[str, Any] | None = None
+    ) -> None:
+        """Serve until the extension's stream ends or :meth:`stop`; then clean up. ``first``:
+        a frame of the extension's already read (its hello)."""
         await self.server.start()
         self.link.attach(send)
         self.write_info(force=True)
+        if first is not None:
+            self.link.feed(first)
         log.info("host %d serving on %s", self.pid, self.server.path)
         pump = asyncio.create_task(self._pump(native))
         stopper = asyncio.create_task(self._stop.wait())
@@ -429,11 +435,25 @@ class NativePort:
 async def run(frames_fd: int) -> int:
     loop = asyncio.get_running_loop()
     port = await NativePort.open(0, frames_fd)
+    # The first frame says who called: the extension (its hello) or the popup's one question,
+    # answered without registering this process as a host.
+    try:
+        first = await NATIVE.aread(port.reader)
+    except FrameError as exc:
+        log.error("bad first frame from the browser: %s", exc)
+        port.close()
+        return 1
+    if first is None or popup_query.asks(first):
+        with contextlib.suppress(ConnectionError, OSError):
+            if first is not None:
+                await port.send(NATIVE.encode(await popup_query.answer(paths.runtime_dir())))
+        port.close()
+        return 0
     host = Host(ExtensionLink(), runtime_dir=paths.runtime_dir())
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         loop.add_signal_handler(sig, host.stop)
     try:
-        await host.serve(port.reader, port.send)
+        await host.serve(port.reader, port.send, first)
     finally:
         port.close()
     return host.exit_code

@@ -2,6 +2,15 @@
 // Plain module; it asks the service worker (lib/status.js) for the state.
 
 /** @typedef {import('../lib/status.js').Status} Status */
+/**
+ * A bus client as the host lists it (wire.messages.ClientInfo): what it said in its hello, and
+ * `forwarded` when it came through a forwarded or mounted socket.
+ * @typedef {{name: string, version: string, machine: string, forwarded: boolean, since: number}} Client
+ */
+
+import { profileId } from '../lib/identity.js';
+
+const HOST = 'dev.shotbridge.host';
 
 /** @param {string} id */
 const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
@@ -46,6 +55,45 @@ function render(s) {
   document.title = `shotbridge: ${s.connection}${s.debugging_cancelled ? ', debugging cancelled' : ''}`;
 }
 
+/**
+ * The clients of this profile's host. Chrome starts a one-shot host for the question, which asks
+ * the running one (host/popup_query.py); no answer (no host registered) shows nothing.
+ * @returns {Promise<Client[]>}
+ */
+async function connectedClients() {
+  try {
+    const [answer, mine] = await Promise.all([
+      chrome.runtime.sendNativeMessage(HOST, { event: 'popup_clients', data: {} }),
+      profileId(),
+    ]);
+    /** @type {{profile_id: string | null, clients: Client[]}[]} */
+    const hosts = answer?.hosts ?? [];
+    return hosts.filter((h) => h.profile_id === mine).flatMap((h) => h.clients);
+  } catch {
+    return [];
+  }
+}
+
+/** List the clients; each over a forward is marked, and the note says what that means. */
+async function showClients() {
+  const clients = await connectedClients();
+  const list = $('clients');
+  list.replaceChildren(...clients.map((c) => {
+    const item = document.createElement('li');
+    item.textContent = `${c.name} ${c.version}${c.machine ? ` on ${c.machine}` : ''}`;
+    if (c.forwarded) {
+      const how = document.createElement('span');
+      how.className = 'forwarded';
+      how.textContent = ' — over a forward (SSH or a mounted socket)';
+      item.append(how);
+    }
+    return item;
+  }));
+  $('clients-box').hidden = clients.length === 0;
+  $('forward-note').hidden = !clients.some((c) => c.forwarded);
+  list.dataset.loaded = String(clients.length);
+}
+
 $('allow').addEventListener('click', async () => {
   render(await chrome.runtime.sendMessage({ type: 'shotbridge:allow_debugging' }));
 });
@@ -55,6 +103,7 @@ async function refresh() {
   const s = /** @type {Status} */ (await chrome.runtime.sendMessage({ type: 'shotbridge:status' }));
   render(s);
   if (s.connection === 'connecting') setTimeout(refresh, 300);
+  else if (s.connection === 'connected') void showClients();
 }
 void refresh();
 // Stay current while open: Cancel on Chrome's bar (or Allow in another popup) changes the state.
