@@ -7,11 +7,14 @@ its answers; tests/e2e/test_interact.py drives the real thing in Chromium.
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import mcp
+import pytest
 from mcp.types import CallToolResult, ImageContent, TextContent
 from shotbridge.mcp_server import Connection, ServerState, build_server
 from shotbridge.mcp_server.ratelimit import ScreenshotBudget
@@ -382,3 +385,160 @@ def test_host_interact_args_check_dialog_fields() -> None:
     with pytest.raises(CommandError, match='belong to action="dialog"'):
         check_action(InteractArgs.model_validate({"action": "hover", "selector": "a", "accept": 1}))
     check_action(InteractArgs.model_validate({"action": "dialog", "accept": True}))
+
+
+# ---- select, upload, drag, wait ----------------------------------------------------------------
+
+ELEMENT = {"tag": "select", "role": "combobox", "name": "Fruit", "selector": "#fruit"}
+
+
+def _did(args: dict[str, Any]) -> dict[str, Any]:
+    """The host's answer to each of the four actions, as the extension words it."""
+    page = {"url": "http://127.0.0.1:8000/a.html", "title": "A"}
+    if args["action"] == "select":
+        chosen = [{"value": "kiwi", "label": "Kiwi", "index": 2}]
+        return {"action": "select", "element": ELEMENT, "selected": chosen, **page}
+    if args["action"] == "upload":
+        files = [{"name": "a.txt", "size": 5, "type": "text/plain"}]
+        return {"action": "upload", "element": {**ELEMENT, "tag": "input"}, "files": files, **page}
+    if args["action"] == "drag":
+        end = {"point": {"x": 10, "y": 20}, "hit": HIT}
+        return {"action": "drag", "start": end, "end": end, "html5": True, **page}
+    met = args.get("text") != "late"
+    seen = {"found": 0, "url": page["url"]}
+    return {"action": "wait", "met": met, "waited_ms": 1200, "seen": seen, **page}
+
+
+def test_select_upload_drag_wait_send_their_arguments_and_say_what_happened() -> None:
+    h = Harness(interact=_did)
+    said: list[str] = []
+
+    async def scenario(c: mcp.Client) -> None:
+        for args in (
+            {"action": "select", "selector": "#fruit", "values": ["Kiwi", 2]},
+            {"action": "upload", "label": 4, "files": ["rel/a.txt", "/abs/b.png"]},
+            {"action": "drag", "selector": "#card", "to": {"label": 7}},
+            {"action": "wait", "text": "Saved", "gone": True, "timeout": 2.5},
+            {"action": "wait"},
+        ):
+            r = await c.call_tool("interact", args)
+            assert not r.is_error, texts(r)
+            said.append(texts(r)[0])
+        r = await c.call_tool("interact", {"action": "wait", "text": "late", "timeout": 1})
+        assert r.is_error
+        said.append(texts(r)[0])
+
+    h.run(scenario)
+    select, upload, drag, wait, quiet = h.sent("interact")[:5]
+    assert select["values"] == ["Kiwi", 2]
+    assert upload["files"] == [str(Path("rel/a.txt").resolve()), "/abs/b.png"]
+    assert upload["label"] == 4
+    assert drag["to"] == {"label": 7}
+    assert wait["gone"] is True and wait["wait_ms"] == 2500 and wait["text"] == "Saved"
+    assert quiet["wait_ms"] == 5000 and "text" not in quiet and "url" not in quiet
+    assert said[0].startswith('Selected in combobox "Fruit" (#fruit): now "Kiwi" (value "kiwi").')
+    assert said[1].startswith('Set 1 file(s) on combobox "Fruit" (#fruit): a.txt (5 bytes).')
+    assert said[2].startswith('Dragged from CSS (10, 20) on button "Save" (#save) to CSS (10, 20)')
+    assert "an HTML5 drag" in said[2]
+    assert said[3].startswith('Waited 1.2 s: the text "Saved" disappeared.')
+    assert said[4].startswith("Waited 1.2 s: the network went quiet.")
+    assert 'Timed out after 1.2 s before the text "late" appeared; it sees no match on' in said[5]
+
+
+def test_bad_arguments_of_the_four_actions_are_one_sentence_each() -> None:
+    from shotbridge.host.interact import check_action, parse
+    from shotbridge.wire.errors import CommandError
+    from shotbridge.wire.interact import InteractArgs
+
+    def refused(**args: Any) -> str:
+        with pytest.raises(CommandError) as err:
+            check_action(InteractArgs.model_validate(args))
+        return err.value.message
+
+    assert refused(action="select", values=["a"]).startswith("select needs a selector, a label")
+    assert refused(action="select", selector="#s").startswith("select needs values")
+    assert refused(action="upload", selector="#f").startswith("upload needs files")
+    assert refused(action="drag", selector="#a").startswith("drag needs to")
+    assert refused(action="drag", selector="#a", to=3).startswith("drag needs to")
+    assert refused(action="wait", text="a", url="b").startswith("wait takes one of text")
+    assert refused(action="wait", text="  ").startswith("wait: text and url must hold")
+    assert refused(action="wait", label=2).startswith("wait looks for text")
+    assert 'belongs to action="drag"' in refused(action="scroll", to={"selector": "#x"})
+    with pytest.raises(CommandError) as err:
+        parse({"action": "drag", "selector": "#a", "to": {"x": 1}})
+    assert err.value.message == "to: give both x and y, or neither."
+    with pytest.raises(CommandError) as err:
+        parse({"action": "wait", "text": "a", "wait_ms": 61_000})
+    assert err.value.message == "wait_ms: Input should be less than or equal to 60000."
+
+
+def test_upload_reads_the_files_and_sends_them_in_parts(tmp_path: Path) -> None:
+    from shotbridge.host import actions
+    from shotbridge.wire.errors import CommandError
+    from shotbridge.wire.interact import InteractArgs
+
+    big = tmp_path / "big.bin"
+    big.write_bytes(bytes(range(256)) * 3000)  # 768,000 bytes: two parts
+    small = tmp_path / "note.txt"
+    small.write_text("hi")
+    sent: list[tuple[str, dict[str, Any]]] = []
+
+    class Link:
+        async def request(self, cmd: str, args: dict[str, Any], timeout: float = 15) -> Any:
+            sent.append((cmd, args))
+            return {"action": "upload", "files": []}
+
+    a = InteractArgs.model_validate(
+        {"action": "upload", "selector": "#f", "files": [str(big), str(small)]}
+    )
+    asyncio.run(actions.upload(Link(), None, a, 10))  # type: ignore[arg-type]
+    parts = [args for cmd, args in sent if cmd == "upload_part"]
+    [final] = [x for c, x in sent if c == "upload"]
+    assert [p["index"] for p in parts] == [0, 1] and final["parts"] == 2
+    joined = base64.b64decode("".join(p["data"] for p in parts))
+    assert joined == big.read_bytes() + b"hi"
+    assert [(f["name"], f["size"], f["mime"]) for f in final["files"]] == [
+        ("big.bin", 768_000, "application/octet-stream"),
+        ("note.txt", 2, "text/plain"),
+    ]
+    assert final["selector"] == "#f" and final["upload_id"] == parts[0]["upload_id"]
+    for bad, why in (("rel.txt", "is not an absolute path"), (str(tmp_path), "is not a file")):
+        with pytest.raises(CommandError, match=why):
+            actions.read_files([bad])
+
+
+def test_the_four_actions_replay_as_playwright_calls() -> None:
+    from shotbridge.generate import tool_actions
+    from shotbridge.wire.timeline import ActionEntry, Target, WaitFor
+
+    def lines(**entry: Any) -> list[str]:
+        got = tool_actions.lines(ActionEntry.model_validate(entry), "loc", "page")
+        assert got is not None
+        return got
+
+    assert lines(kind="select", values=["a", "it's"]) == [
+        "await loc.selectOption(['a', 'it\\'s']);"
+    ]
+    assert lines(kind="upload", files=["/t/a b.txt"]) == [
+        "await loc.setInputFiles(['/t/a b.txt']);"
+    ]
+    done = Target(selector="#done")
+    assert lines(kind="drag", to=done) == ["await loc.dragTo(page.locator('#done'));"]
+    assert lines(kind="drag", to=done, by_points=True, from_point={"x": 1.5, "y": 2},
+                 to_point={"x": 30, "y": 40}) == [
+        "await page.mouse.move(1.5, 2);",
+        "await page.mouse.down();",
+        "await page.mouse.move(30, 40, { steps: 10 });",
+        "await page.mouse.up();",
+    ]  # fmt: skip
+    hostile = "x');\nprocess.exit(1);//"
+    [wait] = lines(kind="wait", wait=WaitFor(text=hostile, gone=True, timeout_ms=9000))
+    assert wait == (
+        "await page.getByText('x\\');\\nprocess.exit(1);//').first()"
+        ".waitFor({ state: 'hidden', timeout: 9000 });"
+    )
+    [url] = lines(kind="wait", wait=WaitFor(url="**/done?*"))
+    assert "new RegExp('^.*/done\\\\?[^/]*$').test(url.href)" in url
+    assert tool_actions.glob_regex("**/a*.html") == "^.*/a[^/]*\\.html$"
+    [quiet] = lines(kind="wait", wait=WaitFor(network=True, timeout_ms=100))
+    assert quiet == "await page.waitForLoadState('networkidle', { timeout: 5000 });"

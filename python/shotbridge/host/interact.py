@@ -19,6 +19,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from pydantic import ValidationError
+
 from shotbridge.host import actions, screenshot
 from shotbridge.host.screenshot import Link
 from shotbridge.host.shots import Shot, ShotRegistry, image_to_viewport, label_target
@@ -127,8 +129,26 @@ def _stale_tab(shot: Shot, tab: int | None) -> None:
 Act = Callable[[Link, ShotRegistry, InteractArgs, float], Awaitable[InteractResult | CdpResult]]
 
 
+def parse(raw: dict[str, Any]) -> InteractArgs:
+    """The arguments, or one sentence naming the field and what it takes."""
+    try:
+        return InteractArgs.model_validate(raw)
+    except ValidationError as exc:
+        errors = exc.errors()
+        # Our own rules (value errors) say the fix; a union's other branches only add noise.
+        ours = [e for e in errors if e["type"] == "value_error"]
+        e = (ours or errors)[0]
+        if ours:
+            msg = str(e["msg"]).removeprefix("Value error, ")
+        else:
+            branch = ("literal[", "function")  # a union's branch names mean nothing to a caller
+            where = ".".join(str(p) for p in e["loc"] if not str(p).startswith(branch))
+            msg = f"{where}: {e['msg']}"
+        raise CommandError(ErrorCode.BAD_REQUEST, msg + ".") from None
+
+
 async def run(link: Link, shots: ShotRegistry, raw: dict[str, Any]) -> InteractResult | CdpResult:
-    a = InteractArgs.model_validate(raw)
+    a = parse(raw)
     check_action(a)
     result = await ACTIONS.get(a.action, _input)(link, shots, a, a.timeout_ms / 1000 + 2)
     if a.include_screenshot and isinstance(result, InteractResult):
