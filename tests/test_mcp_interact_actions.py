@@ -502,7 +502,16 @@ def test_upload_reads_the_files_and_sends_them_in_parts(tmp_path: Path) -> None:
         ("note.txt", 2, "text/plain"),
     ]
     assert final["selector"] == "#f" and final["upload_id"] == parts[0]["upload_id"]
-    for bad, why in (("rel.txt", "is not an absolute path"), (str(tmp_path), "is not a file")):
+    (tmp_path / ".ssh").mkdir()
+    key = tmp_path / ".ssh" / "id_ed25519"
+    key.write_text("secret")
+    (tmp_path / "key").symlink_to(key)
+    for bad, why in (
+        ("rel.txt", "is not an absolute path"),
+        (str(tmp_path), "is not a file"),
+        (str(key), "lies in a hidden folder, where keys and credentials live"),
+        (str(tmp_path / "key"), "lies in a hidden folder"),
+    ):
         with pytest.raises(CommandError, match=why):
             actions.read_files([bad])
 

@@ -117,6 +117,11 @@ async def select(
     return await _ask(link, "select", args.model_dump(exclude_unset=True), timeout)
 
 
+def _hidden(p: Path) -> bool:
+    # A page (or text in it) may ask an assistant to upload ~/.ssh/id_ed25519 or a .env file.
+    return any(part.startswith(".") and part not in (".", "..") for part in p.parts)
+
+
 def read_files(paths: list[str]) -> tuple[list[UploadFile], bytes]:
     """The files named, checked, and their bytes one after the other."""
     files: list[UploadFile] = []
@@ -127,6 +132,11 @@ def read_files(paths: list[str]) -> tuple[list[UploadFile], bytes]:
             raise _bad(f"files: {raw!r} is not an absolute path.")
         if not p.is_file():
             raise _bad(f"files: {raw} does not exist or is not a file.")
+        if _hidden(p) or _hidden(p.resolve()):
+            raise _bad(
+                f"files: {raw} is a hidden file or lies in a hidden folder, where keys and "
+                "credentials live: copy it elsewhere to upload it."
+            )
         try:
             body = p.read_bytes()
         except OSError as exc:
