@@ -8,6 +8,8 @@ import { callPage } from './page.js';
 import { click, page, within } from './input.js';
 import { finish, pageBefore, pointOf, whereOf } from './aiming.js';
 
+const OPTION_WAIT_MS = 1000;
+
 /**
  * `select {selector | x, y, values, indexes}` → what is selected now.
  * @param {import('./context.js').CommandContext} ctx
@@ -45,11 +47,29 @@ async function chooseAria(ctx, tabId, before, box, a) {
     }
     for (const name of a.values) {
       ctx.step = `choosing the option "${name}"`;
-      const opt = await page(tabId, 'ariaOption', { name });
+      const opt = await optionNamed(tabId, name);
       await click(dbg, opt.point, left, 0);
       await paint();
     }
   });
   const now = await page(tabId, 'ariaSelected', { selector: box.selector });
   return { element: box, aria: true, selected: now.selected, shows: now.shows };
+}
+
+/**
+ * The visible option named `name`, looked for until OPTION_WAIT_MS (a list may render its options
+ * a moment after it opens, or after fetching them).
+ * @param {number} tabId
+ * @param {string} name
+ */
+async function optionNamed(tabId, name) {
+  const t0 = performance.now();
+  for (;;) {
+    try {
+      return await page(tabId, 'ariaOption', { name });
+    } catch (e) {
+      if (performance.now() - t0 >= OPTION_WAIT_MS) throw e;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
 }

@@ -106,7 +106,7 @@
     if (!o) {
       const names = visible.slice(0, MAX_LISTED).map((x) => JSON.stringify(norm(L.accessibleName(x, 'option') || x.textContent || '')));
       return fail('bad_request', names.length ? `No visible option is named ${JSON.stringify(a.name)}; the open list shows ${names.join(', ')}.`
-        : `No option named ${JSON.stringify(a.name)} is visible: the list did not open, or its options lack role="option".`);
+        : `No option named ${JSON.stringify(a.name)} is visible: the list did not open (a filtering combobox may need text typed first), or its options lack role="option".`);
     }
     o.scrollIntoView({ block: 'nearest', behavior: 'instant' });
     const r = o.getBoundingClientRect();
