@@ -534,7 +534,11 @@ STAGES: list[tuple[str, str]] = [
     ("  same, calls that took the visible path (captureVisibleTab)", "pre_visible"),
     ("  same, calls right after our own annotated observe", "pre_after_own"),
     ("  same, calls right after a peer's call", "pre_after_peer"),
+    ("  of which the probe waited for the page (busy with earlier work)", "probe_wait"),
+    ("  of which the probe ran in the page (cdp path)", "probe_ran"),
     ("Chrome's own capture (Page.captureScreenshot / captureVisibleTab)", "capture"),
+    ("  same, calls that took the cdp path", "capture_cdp"),
+    ("  same, calls that took the visible path", "capture_visible"),
     ("extension: after the capture (probe, identity checks)", "post"),
     ("native messaging + host parse (extension → host `screenshot`)", "native"),
     ("host: validate, core, registry, buffer", "host"),
@@ -569,9 +573,12 @@ def stage_rows(stamps: list[dict[str, Any]], series: Series) -> dict[str, Any]:
         add("request", g("ext_start_at"), sent)
         add("ext_attach", g("ext_attach", 0.0))
         add("pre", g("ext_shoot_at"), g("ext_start_at"))
+        add("probe_wait", g("ext_probe_ran_at"), g("ext_start_at"))
+        add("probe_ran", g("ext_probe_ran_ms"))
         method = str(st.get("method", "?"))
         if method in ("cdp", "visible"):
             add(f"pre_{method}", g("ext_shoot_at"), g("ext_start_at"))
+            add(f"capture_{method}", g("ext_image_at"), g("ext_shoot_at"))
         add("capture", g("ext_image_at"), g("ext_shoot_at"))
         add("post", g("ext_return_at"), g("ext_image_at"))
         add("native", g("host_got_at"), g("ext_return_at"))

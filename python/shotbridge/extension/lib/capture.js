@@ -438,7 +438,9 @@ async function captureCdp(ctx, tabId, active, a, timings) {
     try {
       return await cdpAttempts(ctx, tabId, active, a, timings, dbg);
     } finally {
-      if (paused) await dbg.send('Animation.setPlaybackRate', { playbackRate: 1 }).catch(() => {});
+      // Not awaited: the reply need not wait for it, and the session's commands run in order,
+      // so a following capture's pause still comes after this resume.
+      if (paused) dbg.send('Animation.setPlaybackRate', { playbackRate: 1 }).catch(() => {});
     }
   });
 }
@@ -484,6 +486,8 @@ async function cdpAttempt(ctx, tabId, active, a, timings, dbg, attempt) {
     timed(timings, 'metrics', dbg.send('Page.getLayoutMetrics')),
   ]);
   noteSecrets(tabId, pre);
+  timings.probe_ran_at = pre.ran_at;
+  timings.probe_ran_ms = pre.ran_ms;
   if (!pre.painted) {
     // A new document: Chrome still shows the old one's pixels until it paints.
     if (attempt >= MAX_ATTEMPTS) throw refuse('the page had not painted');

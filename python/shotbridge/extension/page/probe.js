@@ -385,6 +385,7 @@
    * @param {{selector?: string | null, mask_selectors?: string[], freeze?: boolean, thaw?: boolean}} args
    */
   L.probe = (args) => {
+    const began = performance.now();
     const secret = secretSelector(args && args.mask_selectors);
     if ('error' in secret) return { isTop: window === window.top, error: secret.error };
     const isTop = window === window.top;
@@ -421,6 +422,9 @@
       // visible-area capture reads the last frame shown, which may predate it, so that path
       // lets two frames pass first (nextPaint).
       watching,
+      // For the benchmark's stages: when the page began this probe (wall clock) and its cost.
+      ran_at: Math.round((performance.timeOrigin + began) * 10) / 10,
+      ran_ms: Math.round((performance.now() - began) * 10) / 10,
     };
   };
 })();
