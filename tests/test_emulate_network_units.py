@@ -11,8 +11,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from shotbridge.generate import playwright
 from shotbridge.generate.steps import Session
 from shotbridge.host.emulate import Emulations, extension_args
-from shotbridge.mcp_server import emulation, network_view
+from shotbridge.mcp_server import console_view, emulation, network_view
 from shotbridge.wire.emulate import EmulateRequest, Emulation
+from shotbridge.wire.extension import ConsoleMessage
 from shotbridge.wire.network import Header, NetworkRequest
 from shotbridge.wire.timeline import EmulateEntry, NavEntry, NetworkEntry, TabEntry, Timeline
 
@@ -161,3 +162,38 @@ def test_replay_puts_the_device_in_the_context_and_closes_the_last_tab() -> None
         assert "await page.emulateMedia({ colorScheme: 'dark', reducedMotion: null });" in code
         assert "await page.setViewportSize({ width: 1280, height: 720 });" in code  # the reset
         assert code.rstrip().count("await page.close();") == 1
+
+
+def test_console_merges_errors_and_logs_in_order_and_redacts_them() -> None:
+    errors = [
+        {
+            "kind": "exception",
+            "message": "TypeError: x",
+            "source": "http://a/app.js",
+            "line": 3,
+            "column": 1,
+            "time": 2000,
+        }
+    ]
+    logs = [
+        ConsoleMessage(
+            level="log", message="token=ghp_abcdefghijklmnopqrstuvwxyz0123456789", time=1000
+        ),
+        ConsoleMessage(
+            level="warning", message="slow", source="http://a/app.js", line=9, time=3000
+        ),
+    ]
+    listed = console_view.listing(errors, logs, None)
+    assert [m["level"] for m in listed["messages"]] == ["log", "error", "warning"]
+    assert "ghp_" not in str(listed) and "source" not in listed["messages"][0]
+    assert listed["messages"][2] == {
+        "level": "warning",
+        "message": "slow",
+        "source": "http://a/app.js",
+        "line": 9,
+        "column": 0,
+    }
+    assert [m["message"] for m in console_view.listing(errors, logs, "ERROR")["messages"]] == [
+        "TypeError: x"
+    ]
+    assert console_view.listing(errors, logs, "slo")["count"] == 1

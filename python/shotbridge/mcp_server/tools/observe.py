@@ -11,7 +11,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ContentBlock, ToolAnnotations
 from pydantic import Field
 
-from shotbridge.mcp_server import content, network_view, session, shots
+from shotbridge.mcp_server import console_view, content, network_view, session, shots
 from shotbridge.mcp_server.failures import invalid_selector, to_tool_error
 from shotbridge.mcp_server.label_map import compact_map
 from shotbridge.mcp_server.state import REQUEST_TIMEOUT_S, ServerState
@@ -22,8 +22,6 @@ from shotbridge.wire.screenshot import Annotation, PageFacts, ScreenshotResult
 from shotbridge.wire.timeline import NetworkEntry
 
 WHATS = ("page", "errors", "console", "network", "tabs", "screenshots")
-LEVELS = ("error", "warning", "info", "log", "debug")
-CONSOLE_MAX = 100
 TARGETS = ("interactive", "all_visible", "custom")
 TEXT_MAX = 100
 
@@ -260,28 +258,7 @@ async def _console(state: ServerState, flt: str | None) -> dict[str, Any]:
     """Errors and the other console messages of the tracked tab, with their level, in order."""
     errors = (await session.request(state, "errors")).get("errors", [])
     logs = ConsoleReply.model_validate(await session.request(state, "console")).messages
-    items = [
-        {
-            "level": "error",
-            "time": e.get("time", 0),
-            **{k: e.get(k) for k in ("kind", "message", "source", "line")},
-        }
-        for e in errors
-    ] + [m.model_dump() for m in logs]
-    items.sort(key=lambda m: m.get("time") or 0)
-    if flt:
-        f = flt.strip().lower()
-        items = [
-            m for m in items if (m["level"] == f if f in LEVELS else f in str(m["message"]).lower())
-        ]
-    for m in items:
-        m.pop("time", None)
-        if not m.get("source"):
-            m.pop("source", None)
-            m.pop("line", None)
-            m.pop("column", None)
-    shown = items[-CONSOLE_MAX:]
-    return {"count": len(items), "messages": shown}  # oldest first
+    return console_view.listing(errors, logs, flt)
 
 
 async def _tabs(state: ServerState) -> dict[str, Any]:
