@@ -14,16 +14,16 @@ from __future__ import annotations
 
 import json
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp.types import CallToolResult
 
-from tests.e2e.test_replay_app import ESM_CONFIG
 from tests.e2e.test_replay_app import _project as project
-from tests.e2e.test_session import CONFIG, run_node
 from tests.e2e.test_session import _npx as npx
+from tests.e2e.test_session import run_node
 from tests.mcp_stdio import McpSession
 
 pytestmark = pytest.mark.browser
@@ -165,15 +165,19 @@ def test_select_upload_drag_wait_through_mcp_and_their_replays(
     ):
         assert want in spec, (want, spec[spec.find("test(") :])
     assert "Never there" not in spec  # a wait that timed out is no step
-    for module, script in scripts.items():
-        root = project(tmp_path / f"script-{module}", module)
-        (root / "repro.js").write_text(script)
-        run = run_node(root, "repro.js", timeout=90)
-        assert run.returncode == 0, (module, run.stdout[-2000:], run.stderr[-3000:])
-    for (module, language), body in specs.items():
-        root = project(tmp_path / f"spec-{module}", module)
-        (root / "playwright.config.js").write_text(ESM_CONFIG if module == "esm" else CONFIG)
-        (root / f"actions.spec.{language}").write_text(body)
-        run = npx(root)
-        assert run.returncode == 0, (module, run.stdout[-3000:], run.stderr[-2000:])
-        assert '"expected": 1' in run.stdout and '"unexpected": 0' in run.stdout, run.stdout[-800:]
+    # The two modules' replays run side by side (one per core): each launches its own Chromium.
+    runs = {}
+    with ThreadPoolExecutor(2) as pool:
+        for module, script in scripts.items():
+            root = project(tmp_path / f"script-{module}", module)
+            (root / "repro.js").write_text(script)
+            runs[("script", module)] = pool.submit(run_node, root, "repro.js", 90)
+        for (module, language), body in specs.items():
+            root = project(tmp_path / f"spec-{module}", module)
+            (root / f"actions.spec.{language}").write_text(body)
+            runs[("spec", module)] = pool.submit(npx, root)
+    for (kind, module), future in runs.items():
+        run = future.result()
+        assert run.returncode == 0, (kind, module, run.stdout[-3000:], run.stderr[-2000:])
+        if kind == "spec":
+            assert '"expected": 1' in run.stdout and '"unexpected": 0' in run.stdout, run.stdout
