@@ -209,6 +209,12 @@ def _record_phone_session(s: McpSession, base: str) -> None:
     )
     assert "user's own browser" not in said  # our headless browser: nobody else sees it
     assert _json(s.call("observe", {"what": "page"}))["viewport"] == {"width": 412, "height": 839}
+    # Settings not given keep their value: the phone stays a dark Pixel 7.
+    said = _text(
+        _ok(s.call("configure", {"action": "emulate", "settings": {"reduced_motion": "reduce"}}))
+    )
+    assert "Pixel 7: 412×839 CSS px, device scale factor 2.625, mobile, touch, " in said
+    assert "prefers-color-scheme dark, prefers-reduced-motion reduce." in said
 
     shot = _ok(s.call("capture_screenshot", {}))
     width, height = _image_size(shot)
@@ -276,6 +282,7 @@ def test_phone_emulation_click_by_pixels_and_tab_close_replay(
     for code in (script, spec_esm, spec_cjs):
         assert "viewport: { width: 412, height: 839 }, " + device in code
         assert "await page.emulateMedia({ colorScheme: 'dark', reducedMotion: null });" in code
+        assert "await page.emulateMedia({ colorScheme: 'dark', reducedMotion: 'reduce' });" in code
         assert "await page.close();" in code
     (tmp_path / "script").mkdir()
     (tmp_path / "script" / "node_modules").symlink_to(NODE_MODULES)

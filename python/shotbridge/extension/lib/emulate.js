@@ -65,6 +65,17 @@ async function hold(tabId) {
 }
 
 /**
+ * A new held session for `tabId`, registered.
+ * @param {import('./context.js').CommandContext} ctx
+ * @param {number} tabId
+ */
+async function holdTab(ctx, tabId) {
+  const h = await ctx.guard(hold(tabId));
+  held.set(tabId, h);
+  return h;
+}
+
+/**
  * The tab's settings after this command: the old ones with the given ones over them.
  * @param {Emulation} old
  * @param {Record<string, any>} args
@@ -129,17 +140,24 @@ async function pageMedia(send) {
 export async function emulate(ctx) {
   const tabId = await targetTab(ctx);
   ctx.step = 'attaching the debugger';
-  let h = held.get(tabId);
-  const settings = merged(h?.settings ?? {}, ctx.args);
-  if (!h && !Object.keys(settings).length) return reply(ctx, tabId, {}, null);
-  if (!h) {
-    h = await ctx.guard(hold(tabId));
-    held.set(tabId, h);
-  }
+  const old = held.get(tabId);
+  const settings = merged(old?.settings ?? {}, ctx.args);
+  if (!old && !Object.keys(settings).length) return reply(ctx, tabId, {}, null);
+  let h = old ?? await holdTab(ctx, tabId);
   ctx.step = 'applying the emulation';
-  const clearUa = !!h.settings.user_agent && !settings.user_agent;
-  if (clearUa) await h.send('Emulation.setUserAgentOverride', { userAgent: '' }).catch(() => {});
-  await ctx.guard(apply(h.send, settings));
+  if (h.settings.user_agent && !settings.user_agent) {
+    await h.send('Emulation.setUserAgentOverride', { userAgent: '' }).catch(() => {});
+  }
+  try {
+    await ctx.guard(apply(h.send, settings));
+  } catch (e) {
+    // Our own detach (a stuck page's recovery) took the session, and Chrome tells nobody: the
+    // overrides went with it, so attach again and apply them all.
+    if (!old || /** @type {any} */ (e).code !== Code.DEBUGGER_UNAVAILABLE) throw e;
+    drop(tabId);
+    h = await holdTab(ctx, tabId);
+    await ctx.guard(apply(h.send, settings));
+  }
   h.settings = settings;
   const media = await ctx.guard(pageMedia(h.send));
   if (!Object.keys(settings).length) drop(tabId); // reset: the session may go (Chrome clears all)
