@@ -103,15 +103,15 @@ def _drive(a: Agent, base: str, files: Path) -> None:
     assert f"{missing} does not exist" in said, said
     assert "upload needs files" in a.refused(action="upload", selector="#file")
 
-    # drag: HTML5 (label to label), a pointer-driven sortable list (selector to a pixel of a
-    # screenshot, above the list's first item at CSS (800, 25)), a slider (selector to selector).
+    # drag: HTML5 (label to label), a pointer-driven sortable list (pixels of a screenshot: its
+    # last item at CSS (800, 120) to above its first at (800, 25)), a slider (selector to selector).
     said = a.ok(action="drag", label=labels["#card"], to={"label": labels["#done"]})
     assert "an HTML5 drag" in said, said
     width = int(re.search(r"\n(\d+)×\d+ px JPEG", text(a.s.call("capture_screenshot", {})))[1])
     page = json.loads(text(a.s.call("observe", {"what": "page"})))
     scale = width / page["viewport"]["width"]
     to = {"x": 800 * scale, "y": 25 * scale}
-    said = a.ok(action="drag", selector="#sortable li:nth-child(3)", to=to)
+    said = a.ok(action="drag", x=800 * scale, y=120 * scale, to=to)
     assert "HTML5" not in said
     a.ok(action="drag", selector="#volume", to={"selector": "#vol-mark"})
     assert "drag needs to" in a.refused(action="drag", selector="#card")
