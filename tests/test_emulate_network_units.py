@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from mcp.server.mcpserver.exceptions import ToolError
-from shotbridge.generate import playwright
+from shotbridge.generate import playwright, report
 from shotbridge.generate.steps import Session
 from shotbridge.host.emulate import Emulations, extension_args
 from shotbridge.mcp_server import console_view, emulation, network_view
@@ -162,6 +162,9 @@ def test_replay_puts_the_device_in_the_context_and_closes_the_last_tab() -> None
         assert "await page.emulateMedia({ colorScheme: 'dark', reducedMotion: null });" in code
         assert "await page.setViewportSize({ width: 1280, height: 720 });" in code  # the reset
         assert code.rstrip().count("await page.close();") == 1
+    md = report.bug_report(session)
+    assert "Emulate iPhone SE (320×568, scale 2, mobile, touch, dark)" in md
+    assert "Stop emulating a device" in md and "Close the tab" in md
 
 
 def test_console_merges_errors_and_logs_in_order_and_redacts_them() -> None:
