@@ -113,6 +113,13 @@ def _drive(a: Agent, base: str, files: Path) -> None:
     to = {"x": 800 * scale, "y": 25 * scale}
     said = a.ok(action="drag", x=800 * scale, y=120 * scale, to=to)
     assert "HTML5" not in said
+    # Pixels of a screenshot that saw another viewport could land anywhere now: refused.
+    emulate = {"action": "emulate", "settings": {"width": 1000, "height": 600}}
+    assert not a.s.call("configure", emulate).is_error
+    said = a.refused(action="drag", x=800 * scale, y=25 * scale, to=to)
+    assert "The viewport changed since the screenshot was taken" in said, said
+    reset = {"action": "emulate", "settings": {"reset": True}}
+    assert not a.s.call("configure", reset).is_error
     a.ok(action="drag", selector="#volume", to={"selector": "#vol-mark"})
     assert "drag needs to" in a.refused(action="drag", selector="#card")
     assert "give one of selector, label or x/y" in a.refused(

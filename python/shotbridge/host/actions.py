@@ -70,6 +70,7 @@ def _aimed(shots: ShotRegistry, a: InteractArgs) -> dict[str, Any]:
     if shot is not None:
         out["from_scroll"] = shot.scroll.model_dump()
         out["expect_url"] = shot.url
+        out["expect_viewport"] = shot.viewport_key()
     return out
 
 

@@ -375,6 +375,8 @@ class AimedArgs(TabArgs):
     from_scroll: Point | None = None
     expect_selector: str | None = None
     expect_url: str | None = None
+    # The viewport the screenshot saw: a pixel is refused in another one, a label re-aimed.
+    expect_viewport: ExpectedViewport | None = None
     debugger_idle_ms: float = Field(2000, ge=0, le=60_000)
 
 

@@ -7,6 +7,7 @@ import { Code, ShotError } from './errors.js';
 import { targetTab } from './tabs.js';
 import { callPage } from './page.js';
 import { aim, page, within } from './input.js';
+import { viewportChange } from './viewport.js';
 
 /**
  * One end of an action as the host sends it (viewport CSS px, mapped from a screenshot).
@@ -32,6 +33,23 @@ export async function pageBefore(ctx, expectUrl) {
 }
 
 /**
+ * `t` as it can be aimed now: a pixel of a screenshot that saw another viewport is refused (the
+ * layout may have moved under it); a label's element is then aimed at where it is now.
+ * @param {Target & {expect_viewport?: import('./viewport.js').Viewport | null}} t
+ * @param {any} before page state
+ * @returns {Target}
+ */
+function current(t, before) {
+  if (!t.expect_viewport || t.x === null || !before?.viewport) return t;
+  const now = { width: before.viewport.width, height: before.viewport.height, dpr: before.device_pixel_ratio };
+  const change = viewportChange(t.expect_viewport, now);
+  if (change === null) return t;
+  if (t.expect_selector !== null) return { ...t, x: null, y: null, selector: t.expect_selector };
+  throw new ShotError(Code.STALE_SCREENSHOT, `The viewport changed since the screenshot was taken (${change}), so its ` +
+    'pixels no longer map exactly onto the page. Take a fresh screenshot and use its pixels, or act by selector or label.');
+}
+
+/**
  * The viewport point for `t` (scrolled into view when needed), what is there, and notes.
  * @param {number} tabId
  * @param {Target} t
@@ -39,7 +57,7 @@ export async function pageBefore(ctx, expectUrl) {
  * @param {string} what the end's name in an error ("the drag's start")
  */
 export async function pointOf(tabId, t, before, what) {
-  const got = await aim(tabId, { ...t, x: t.x, y: t.y }, before);
+  const got = await aim(tabId, current(t, before), before);
   if (!got.point) throw new ShotError(Code.BAD_REQUEST, `${what} needs a selector, a label or x/y.`);
   return got;
 }
@@ -53,6 +71,7 @@ export async function pointOf(tabId, t, before, what) {
  * @returns {Promise<{where: {selector?: string, x?: number, y?: number}, notes: string[]}>}
  */
 export async function whereOf(tabId, t, before, what) {
+  t = current(t, before);
   if (t.selector !== null) return { where: { selector: t.selector }, notes: [] };
   const got = await pointOf(tabId, t, before, what);
   const p = /** @type {{x: number, y: number}} */ (got.point);

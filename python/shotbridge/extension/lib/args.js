@@ -302,6 +302,11 @@ function aimed(cmd) {
       message: 'from_scroll must be {x, y}' },
     expect_selector: { type: 'string', nullable: true, default: null, message: 'expect_selector must be a string' },
     expect_url: { type: 'string', nullable: true, default: null, message: 'expect_url must be a string' },
+    expect_viewport: {
+      type: 'shape', nullable: true, default: null,
+      shape: (v) => isObject(v) && isNum(v.width) && isNum(v.height) && isNum(v.dpr),
+      message: 'expect_viewport must be {width, height, dpr}',
+    },
     debugger_idle_ms: idleMs('debugger_idle_ms must be a number 0..60000'),
   };
 }

@@ -39,7 +39,8 @@ export async function drag(ctx) {
   const a = ctx.args;
   const { tabId, before } = await pageBefore(ctx, a.expect_url);
   const from = await pointOf(tabId, a, before, "The drag's start");
-  const to = await pointOf(tabId, { selector: null, x: null, y: null, expect_selector: null, from_scroll: a.from_scroll, ...a.to }, before, "The drag's end");
+  const end = { selector: null, x: null, y: null, expect_selector: null, from_scroll: a.from_scroll, expect_viewport: a.expect_viewport, ...a.to };
+  const to = await pointOf(tabId, end, before, "The drag's end");
   const p0 = /** @type {Point} */ (from.point);
   const p1 = /** @type {Point} */ (to.point);
   const ends = await page(tabId, 'dragPrepare', { from: p0, to: p1 });
