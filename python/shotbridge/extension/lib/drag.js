@@ -8,6 +8,7 @@ import { withDebugger } from './debugger.js';
 import { callPage } from './page.js';
 import { page, within } from './input.js';
 import { pageBefore, pointOf } from './aiming.js';
+import { HEADLESS, awaitBar } from './viewport.js';
 
 /** @typedef {{x: number, y: number}} Point */
 const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
@@ -37,27 +38,62 @@ const lerp = (a, b, t) => ({ x: Math.round((a.x + (b.x - a.x) * t) * 100) / 100,
  */
 export async function drag(ctx) {
   const a = ctx.args;
-  const { tabId, before } = await pageBefore(ctx, a.expect_url);
+  const { tabId, before: first } = await pageBefore(ctx, a.expect_url);
+  const opts = { idleMs: a.debugger_idle_ms, cancelled: ctx.cancelled, failCode: Code.INTERNAL };
+  /** @type {{p0: Point, p1: Point, ends: any, notes: string[]} | null} */
+  let aimed = null;
+  let html5 = false;
+  try {
+    html5 = await withDebugger(tabId, opts, async (dbg) => {
+      // Aimed once attached: in a headed window the debugging bar this attach may bring shrinks
+      // the viewport (a screenshot's pixel is then refused, a label re-aimed), as click does.
+      const before = dbg.newBar && !HEADLESS ? await afterBar(ctx, tabId, first) : first;
+      aimed = await ends(tabId, a, before);
+      return gesture(ctx, dbg, tabId, aimed.p0, aimed.p1, a.steps);
+    });
+  } finally {
+    if (aimed) {
+      const { p0, p1 } = aimed;
+      // A pixel end (not a selector or a label's element) is replayed as the same mouse path.
+      const byPoints = (a.selector ?? a.expect_selector) === null || !(a.to.selector || a.to.expect_selector);
+      await within(callPage(tabId, 'dragDone', { from: p0, to: p1, by_points: byPoints }), 1000, null);
+    }
+  }
+  const { p0, p1, ends: hit, notes } = /** @type {NonNullable<typeof aimed>} */ (aimed);
+  const after = await within(callPage(tabId, 'nextPaint', { max_ms: 200 }), 1000, null);
+  return { action: 'drag', start: { point: p0, hit: hit.from }, end: { point: p1, hit: hit.to }, html5,
+    url: after?.url ?? first.url, title: after?.title ?? first.title, ...(notes.length ? { notes } : {}) };
+}
+
+/**
+ * Both ends' points, what is at them, and the notes of aiming there.
+ * @param {number} tabId
+ * @param {any} a the command's arguments
+ * @param {any} before page state
+ */
+async function ends(tabId, a, before) {
   const from = await pointOf(tabId, a, before, "The drag's start");
   const end = { selector: null, x: null, y: null, expect_selector: null, from_scroll: a.from_scroll, expect_viewport: a.expect_viewport, ...a.to };
   const to = await pointOf(tabId, end, before, "The drag's end");
   const p0 = /** @type {Point} */ (from.point);
   const p1 = /** @type {Point} */ (to.point);
-  const ends = await page(tabId, 'dragPrepare', { from: p0, to: p1 });
-  let html5 = false;
-  try {
-    html5 = await withDebugger(tabId, { idleMs: a.debugger_idle_ms, cancelled: ctx.cancelled, failCode: Code.INTERNAL },
-      (dbg) => gesture(ctx, dbg, tabId, p0, p1, a.steps));
-  } finally {
-    // A pixel end (not a selector or a label's element) is replayed as the same mouse path.
-    const byPoints = (a.selector ?? a.expect_selector) === null || !(a.to.selector || a.to.expect_selector);
-    await within(callPage(tabId, 'dragDone', { from: p0, to: p1, by_points: byPoints }), 1000, null);
-  }
-  await within(callPage(tabId, 'nextPaint', { max_ms: 200 }), 400, null);
-  const after = await within(callPage(tabId, 'pageState', null), 1000, null);
-  const notes = [...from.notes, ...to.notes];
-  return { action: 'drag', start: { point: p0, hit: ends.from }, end: { point: p1, hit: ends.to }, html5,
-    url: after?.url ?? before.url, title: after?.title ?? before.title, ...(notes.length ? { notes } : {}) };
+  return { p0, p1, ends: await page(tabId, 'dragPrepare', { from: p0, to: p1 }), notes: [...from.notes, ...to.notes] };
+}
+
+/**
+ * The page state once Chrome's debugging bar, shown by this attach, has reached the page.
+ * @param {import('./context.js').CommandContext} ctx
+ * @param {number} tabId
+ * @param {any} first page state before attaching
+ */
+async function afterBar(ctx, tabId, first) {
+  const viewportOf = (/** @type {any} */ s) => ({ width: s.viewport.width, height: s.viewport.height, dpr: s.device_pixel_ratio });
+  const read = async () => {
+    const s = await page(tabId, 'pageState', null).catch(() => null);
+    return s?.viewport ? viewportOf(s) : null;
+  };
+  await ctx.guard(awaitBar(read, viewportOf(first)));
+  return page(tabId, 'pageState', null);
 }
 
 /**
