@@ -286,9 +286,10 @@ def test_labelled_box_changes_pixels_at_badge(image_bytes: ImageBytes) -> None:
     assert any(min(p) > 200 for p in badge) and any(max(p) < 160 for p in badge)
 
 
-def test_label_none_uses_index_and_cap_at_100(image_bytes: ImageBytes) -> None:
+def test_label_none_uses_index_and_cap_at_max_badges(image_bytes: ImageBytes) -> None:
     data = image_bytes(1280, 720, "flat")
-    boxes = [Box(x=(i * 37) % 1200, y=(i * 53) % 700, width=30, height=20) for i in range(150)]
+    n = MAX_BADGES + 50
+    boxes = [Box(x=(i * 37) % 1200, y=(i * 53) % 700, width=30, height=20) for i in range(n)]
     r = shrink(data, boxes=boxes)
     assert r.badges_drawn == MAX_BADGES and r.boxes_offscreen == 0
 

@@ -12,7 +12,7 @@ They are mapped to image px by ``image_px / css_size`` when ``css_size`` is give
 output px per CSS px, for mapping a model's click coordinates back.
 
 Labels: a badge shows ``box.label``, or the box's 1-based index when the label is None. Only the
-first ``MAX_BADGES`` (100) boxes are considered; later ones are ignored. Boxes wholly outside
+first ``MAX_BADGES`` (500) boxes are considered; later ones are ignored. Boxes wholly outside
 the image get no badge and are counted in ``boxes_offscreen``, so for every call
 ``badges_drawn + boxes_offscreen == min(len(boxes), MAX_BADGES)``. ``text`` (rects of the page's
 visible text, same coordinates, the first ``MAX_TEXT_RECTS``) steers each badge to the spot near

@@ -1,13 +1,14 @@
 //! Set-of-Mark labels: a 2 px outline around each box and a numbered badge (white
 //! anti-aliased digits on a saturated dark fill with a 1 px white border, so it reads on light
 //! and dark pages). Colours come from a 12-hue palette, chosen so that boxes near each other never
-//! share one; badges sit where they cover the least page text (see `placement`), and a badge
-//! pushed away from its box is tied to it by a thin leader line.
+//! share one; badges keep off the controls' glyphs and first letters and cover the least page
+//! text they can (see `placement`), and a badge pushed away from its box is tied to it by a
+//! thin leader line.
 
 use crate::font::digits;
 use crate::geometry::{FRect, IRect};
 use crate::limits::MAX_BADGES;
-use crate::placement::{place, preferred, Slot};
+use crate::placement::{place_with, preferred, Slot};
 use crate::raster::{Patch, Raster, Rgb};
 
 const OUTLINE_PX: i64 = 2;
@@ -169,7 +170,7 @@ pub fn annotate(
         }
     }
     let avoid: &[IRect] = if text.avoid { text.rects } else { &[] };
-    let slots = place(&wanted, &targets, avoid, img_w, img_h);
+    let slots = place_with(&wanted, &targets, avoid, text.avoid, img_w, img_h);
     result.text_covered = text
         .rects
         .iter()
@@ -280,12 +281,13 @@ mod tests {
     #[test]
     fn caps_at_max_badges() {
         let mut img = Raster::filled(1280, 720, 3, WHITE);
-        let labels: Vec<_> = (1..=150)
-            .map(|n| label(f64::from(n), 300.0, 30.0, 20.0, n))
+        let n = MAX_BADGES as u32 + 50;
+        let labels: Vec<_> = (1..=n)
+            .map(|k| label(f64::from(k % 1250), f64::from(k / 1250 * 40), 30.0, 20.0, k))
             .collect();
         assert_eq!(
             annotate(&mut img, &labels, Text::default(), None).drawn,
-            100
+            MAX_BADGES as u32
         );
     }
 
@@ -336,7 +338,7 @@ mod tests {
             .iter()
             .map(|&n| preferred(boxr, badge_size(n).0, badge_size(n).1, 300, 200))
             .collect();
-        let slots = place(&wanted, &[boxr; 6], &[], 300, 200);
+        let slots = place_with(&wanted, &[boxr; 6], &[], false, 300, 200);
         let far = (0..6)
             .find(|&k| gap(slots[k].rect(), boxr) > 0)
             .expect("a badge away from its box");

@@ -10,7 +10,7 @@ pub const MAX_SIDE: u64 = 32_768;
 /// tables is ~300 bytes, so any budget at or above this can always be met.
 pub const MIN_MAX_BYTES: usize = 2_000;
 /// At most this many boxes are labelled; later ones are ignored (and reported as such).
-pub const MAX_BADGES: usize = 100;
+pub const MAX_BADGES: usize = 500;
 /// At most this many page-text rects steer badge placement; later ones are ignored.
 pub const MAX_TEXT_RECTS: usize = 2_000;
 /// Quality bounds accepted for the encoder.

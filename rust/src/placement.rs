@@ -7,6 +7,11 @@
 //! by ring and the nearest free slot wins (a leader line then ties it to its box); with no text
 //! near the box that search is all there is. Badges never land on an earlier badge: a hidden
 //! number is worse than hidden text.
+//!
+//! Before text comes every box's head: its left end, a square or two of its height, where a
+//! checkbox or radio draws its glyph and a field or button shows the first characters of its
+//! label. A badge there hides what a person recognises the control by, so any spot clear of
+//! every head beats one on a head, wherever the text is.
 
 use crate::geometry::IRect;
 
@@ -59,6 +64,17 @@ pub fn text_overlap(s: &Slot, text: &[IRect]) -> i64 {
         .filter_map(|t| r.clip(*t))
         .map(|c| c.width() * c.height())
         .sum()
+}
+
+/// A box's head: its left end, two squares of its height (the whole box when it is smaller),
+/// where the glyph and the first characters of its label are.
+pub fn head(t: IRect) -> IRect {
+    IRect::new(t.x0, t.y0, t.x1.min(t.x0 + 2 * t.height()), t.y1)
+}
+
+/// Pixels of the boxes' heads under a badge at `s`.
+pub fn head_overlap(s: &Slot, heads: &[IRect]) -> i64 {
+    text_overlap(s, heads)
 }
 
 /// The preferred slot of a `w` x `h` badge for a box: its top-left corner, sitting just above
@@ -131,39 +147,83 @@ pub fn place(
     img_w: i64,
     img_h: i64,
 ) -> Vec<Slot> {
+    place_with(wanted, targets, text, true, img_w, img_h)
+}
+
+/// `place`, keeping off the boxes' heads only with `keep_off_heads` (false: the text-blind
+/// search of old, which placement is measured against).
+pub fn place_with(
+    wanted: &[Slot],
+    targets: &[IRect],
+    text: &[IRect],
+    keep_off_heads: bool,
+    img_w: i64,
+    img_h: i64,
+) -> Vec<Slot> {
     let offsets = offsets();
+    let heads: Vec<IRect> = if keep_off_heads {
+        targets.iter().map(|&t| head(t)).collect()
+    } else {
+        Vec::new()
+    };
     let mut placed: Vec<Slot> = Vec::with_capacity(wanted.len());
     for (&want, &target) in wanted.iter().zip(targets) {
         let free = |c: &Slot| !placed.iter().any(|p| p.collides(c));
-        // Only the text around this box can be under its near candidates.
+        // Only the text and heads around this box can be under its near candidates.
         let reach = target.grow(TEXT_REACH_PX + want.w.max(want.h));
-        let local: Vec<IRect> = text
-            .iter()
-            .copied()
-            .filter(|t| t.intersects(&reach))
-            .collect();
-        // No text around: the nearest free slot, exactly as before text was considered.
-        let near = (!local.is_empty())
+        let around = |rects: &[IRect]| -> Vec<IRect> {
+            rects
+                .iter()
+                .copied()
+                .filter(|t| t.intersects(&reach))
+                .collect()
+        };
+        let (local, local_heads) = (around(text), around(&heads));
+        // Nothing to keep clear of at the preferred slot and no text around: the nearest free
+        // slot, exactly as before text was considered.
+        let crowded = !local.is_empty() || head_overlap(&want, &local_heads) > 0;
+        let near = crowded
             .then(|| {
                 near_candidates(want, target, img_w, img_h)
                     .into_iter()
                     .filter(free)
-                    .min_by_key(|c| (text_overlap(c, &local), c.dist2(&want)))
+                    .min_by_key(|c| {
+                        let on_head = head_overlap(c, &local_heads);
+                        (on_head, text_overlap(c, &local), c.dist2(&want))
+                    })
             })
             .flatten();
-        let slot = near.or_else(|| {
-            let (sx, sy) = (step_x(&want), step_y(&want));
-            offsets
-                .iter()
-                .map(|&(i, j)| {
-                    want.at(want.x + i * sx, want.y + j * sy)
-                        .clamped(img_w, img_h)
-                })
-                .find(free)
-        });
+        let slot = match near {
+            Some(c) if head_overlap(&c, &local_heads) == 0 => Some(c),
+            // Every spot at the box is on a head: further out, one clear of them all.
+            _ => {
+                let far = target.grow(SEARCH_RINGS * step_x(&want).max(step_y(&want)) + want.w);
+                let ring_heads: Vec<IRect> = heads
+                    .iter()
+                    .copied()
+                    .filter(|h| h.intersects(&far))
+                    .collect();
+                let rings = offsets
+                    .iter()
+                    .map(|&(i, j)| ring_at(want, i, j, img_w, img_h))
+                    .filter(free);
+                rings
+                    .clone()
+                    .find(|c| head_overlap(c, &ring_heads) == 0)
+                    .or(near)
+                    .or_else(|| rings.take(1).next())
+            }
+        };
         placed.push(slot.unwrap_or(want));
     }
     placed
+}
+
+/// The slot `i`, `j` steps away from `want`, inside the image.
+fn ring_at(want: Slot, i: i64, j: i64, img_w: i64, img_h: i64) -> Slot {
+    let (sx, sy) = (step_x(&want), step_y(&want));
+    want.at(want.x + i * sx, want.y + j * sy)
+        .clamped(img_w, img_h)
 }
 
 #[cfg(test)]
@@ -194,8 +254,10 @@ mod tests {
     #[test]
     fn close_badges_are_offset() {
         let wanted = [slot(50, 50), slot(55, 52), slot(50, 50), slot(60, 45)];
-        let placed = place(&wanted, &boxes_for(&wanted), &[], 500, 500);
-        assert_eq!(placed[0], wanted[0]);
+        let boxes = boxes_for(&wanted);
+        let placed = place(&wanted, &boxes, &[], 500, 500);
+        // The first keeps to its box (its preferred spot is on the fourth box's head).
+        assert!(placed[0].rect().grow(1).intersects(&boxes[0]), "{placed:?}");
         for (i, a) in placed.iter().enumerate() {
             for b in &placed[i + 1..] {
                 assert!(!a.collides(b), "{a:?} collides with {b:?}");
@@ -272,6 +334,70 @@ mod tests {
                 assert!(!a.collides(b), "{a:?} collides with {b:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_badge_keeps_off_a_checkbox_glyph_at_the_top_of_the_image() {
+        // A 16 px checkbox at the top edge: no room above, and "inside" would hide its box.
+        let target = IRect::new(40, 0, 56, 16);
+        let want = preferred(target, 18, 14, 500, 500);
+        assert!(
+            head_overlap(&want, &[head(target)]) > 0,
+            "the test needs the inside spot"
+        );
+        let got = place(&[want], &[target], &[], 500, 500)[0];
+        assert_eq!(
+            head_overlap(&got, &[head(target)]),
+            0,
+            "{got:?} covers the glyph"
+        );
+        assert!(
+            got.rect().grow(1).intersects(&target),
+            "{got:?} left its box"
+        );
+    }
+
+    #[test]
+    fn badges_of_a_row_of_radios_keep_off_every_radio_and_the_captions() {
+        // Radios 16 px with their captions in a row at the top; badges may not hide a dot or
+        // the first letters of a caption, their own or a neighbour's.
+        let targets: Vec<IRect> = (0..4)
+            .map(|k| IRect::new(10 + k * 90, 2, 10 + k * 90 + 80, 18))
+            .collect();
+        let text: Vec<IRect> = targets
+            .iter()
+            .map(|t| IRect::new(t.x0 + 20, 4, t.x1, 16))
+            .collect();
+        let wanted: Vec<Slot> = targets
+            .iter()
+            .map(|&t| preferred(t, 18, 14, 600, 300))
+            .collect();
+        let placed = place(&wanted, &targets, &text, 600, 300);
+        let heads: Vec<IRect> = targets.iter().map(|&t| head(t)).collect();
+        for s in &placed {
+            assert_eq!(
+                head_overlap(s, &heads),
+                0,
+                "{s:?} covers a radio or its first letters"
+            );
+        }
+    }
+
+    #[test]
+    fn a_field_keeps_its_badge_off_its_first_characters() {
+        // A text field whose badge cannot go above (a field right above it): not on its left end.
+        let field = IRect::new(100, 60, 300, 90);
+        let above = IRect::new(100, 20, 300, 50);
+        let wanted = [
+            preferred(above, 18, 14, 500, 500),
+            preferred(field, 18, 14, 500, 500),
+        ];
+        let placed = place(&wanted, &[above, field], &[], 500, 500);
+        assert_eq!(
+            head_overlap(&placed[1], &[head(field), head(above)]),
+            0,
+            "{placed:?}"
+        );
     }
 
     #[test]

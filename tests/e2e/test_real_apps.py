@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import io
 import os
 import subprocess
 import sys
@@ -29,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
+from shotbridge import image
 from shotbridge.client.browser import HeadlessBrowser
 from shotbridge.client.bus_client import BusClient
 
@@ -447,6 +450,12 @@ def test_a_dense_page_gets_more_than_100_labels_and_a_note_when_cut(
     total = full["total_found"]
     assert 100 < total <= 500 and len(full["annotations"]) == total, total
     assert not any("not labelled" in n for n in full["notes"]), full["notes"]
+    # The core draws a badge for each of them (it once stopped at 100).
+    blank = io.BytesIO()
+    size = (round(full["css_size"]["width"]), round(full["css_size"]["height"]))
+    Image.new("RGB", size, "white").save(blank, "PNG")
+    boxes = [image.Box(label=a["label"], **a["bounds"]) for a in full["annotations"]]
+    assert image.shrink(blank.getvalue(), boxes=boxes, css_size=size).badges_drawn == total
     assert len(cut["annotations"]) == 40
     note = f"{total - 40} more controls are not labelled (max_annotations=40, {total} found)"
     assert any(n.startswith(note) for n in cut["notes"]), cut["notes"]
