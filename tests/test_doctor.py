@@ -6,6 +6,7 @@ import base64
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -236,3 +237,67 @@ def test_default_browser_profile_is_found_and_checked(tmp_path: Path) -> None:
     check = by_name(checks)[f"profile {home / '.config/chromium/Default'}"]
     assert check.status is Status.FAIL and "loaded unpacked in chrome://extensions" in check.detail
     assert check.fix and "shotctl install --browser chromium" in check.fix
+
+
+def test_forward_checks_and_the_clients_a_host_lists(
+    short_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over SHOTBRIDGE_BUS (a mounted folder): the forward answers with a connected extension;
+    and the laptop's side lists a client that said hello, marked as forwarded."""
+    import asyncio
+    import threading
+
+    from shotbridge import __version__
+    from shotbridge.client.bus_client import BusClient
+
+    rundir = paths.ensure_private_dir(short_dir / "rt")
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(PYTHON_DIR),
+        "SHOTBRIDGE_RUNTIME_DIR": str(rundir),
+        "SHOTBRIDGE_STATE_DIR": str(short_dir / "state"),
+    }
+    host = subprocess.Popen(
+        [sys.executable, "-m", "shotbridge", "host", EXTENSION_ORIGIN],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+    )  # fmt: skip
+    assert host.stdin is not None
+    hello = {"extension_version": "0.1.0", "profile_id": "p1", "user_agent": "UA"}
+    host.stdin.write(NATIVE.encode({"event": "hello", "data": hello}))
+    host.stdin.flush()
+    said, leave = threading.Event(), threading.Event()
+
+    async def hold() -> None:  # a client on the forward, connected while doctor looks
+        async with await BusClient.connect_forward() as client:
+            await client.hello("shotctl mcp")
+            said.set()
+            await asyncio.to_thread(leave.wait, 10)
+
+    try:
+        wait_for_host_sync(rundir, timeout=10)
+        assert doctor.check_forward()[0].status is Status.FAIL  # SHOTBRIDGE_BUS unset, no forward
+        monkeypatch.setenv("SHOTBRIDGE_BUS", str(rundir))
+        forward = by_name(doctor.check_forward())
+        assert forward["forwarded bus"].status is Status.OK
+        assert f"host {host.pid}, shotbridge {__version__}" in forward["forwarded bus"].detail
+        assert forward["browser over the forward"].detail == "connected: profile p1"
+        holder = threading.Thread(target=asyncio.run, args=(hold(),))
+        holder.start()
+        assert said.wait(10)
+        monkeypatch.delenv("SHOTBRIDGE_BUS")
+        listed = [c for c in doctor.check_hosts(rundir) if c.name == f"client of host {host.pid}"]
+        assert [c.detail for c in listed] == [
+            f"shotctl mcp {__version__} on {socket.gethostname()} over a forward (SSH or a "
+            "mounted socket)"
+        ]
+        leave.set()
+        holder.join(10)
+    finally:
+        leave.set()
+        host.stdin.close()
+        try:
+            host.wait(5)
+        finally:
+            if host.poll() is None:
+                host.kill()
+                host.wait()

@@ -288,3 +288,14 @@ def test_remote_doctor_without_a_forward_prints_the_fix(
         f"fix: on the laptop with the browser, run `shotctl remote ssh {socket.gethostname()}`"
         in done.output
     )
+
+
+def test_capture_bus_names_the_only_bus_to_use(
+    short_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--bus with nothing behind it: no local host and no headless browser instead, the fix."""
+    monkeypatch.setenv("SHOTBRIDGE_BUS", "")  # --bus sets it for the process: undone after
+    done = CliRunner().invoke(main, ["capture", "--bus", str(short_dir), "-o", "x.jpg"])
+    assert done.exit_code == 3
+    assert "no browser reachable through a forward" in done.output
+    assert "shotctl remote ssh" in done.output

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from shotbridge import __version__
 from shotbridge.client.browser import HeadlessBrowser
 from shotbridge.client.bus_client import BusClient
 
@@ -143,11 +144,11 @@ def test_laptop_doctor_lists_the_remote_client_as_forwarded(
     tmp = forward.sshd.root
     assert doctor() == []  # no client yet
     clients, popup = asyncio.run(while_connected())
-    assert len(clients) == 1 and clients[0].startswith("shotctl mcp 0."), clients
+    assert len(clients) == 1 and clients[0].startswith(f"shotctl mcp {__version__} "), clients
     assert clients[0].endswith("over a forward (SSH or a mounted socket)")
     # The popup of the laptop's browser lists the same client, marked, with what it means.
     listed = popup.split("Using this browser now:", 1)[1].split()
-    assert listed[:2] == ["shotctl", "mcp"] and listed[2].startswith("0."), popup
+    assert listed[:3] == ["shotctl", "mcp", __version__], popup
     assert "— over a forward (SSH or a mounted socket)" in popup
     assert "can drive this browser while the forward is open" in popup
 

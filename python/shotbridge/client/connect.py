@@ -136,14 +136,17 @@ async def connect(
     host: str | None = None,
 ) -> Connection:
     """``connected``: the user's browser or an error; ``headless``: our own; ``auto``: the
-    user's when one is connected now, else our own. A named ``host`` (or ``$SHOTBRIDGE_HOST``)
-    makes ``auto`` mean ``connected``."""
+    user's when one is connected now, else our own. A named ``host`` (or ``$SHOTBRIDGE_HOST``),
+    or a bus named by ``$SHOTBRIDGE_BUS``, makes ``auto`` mean ``connected``."""
     named = host or os.environ.get("SHOTBRIDGE_HOST") or None
-    if mode == "auto" and named:
+    if mode == "auto" and (named or paths.explicit_bus() is not None):
         mode = "connected"
     if mode != "headless":
         try:
-            return Connection(client=await _connected_client(named))
+            conn = Connection(client=await _connected_client(named))
+            if conn.client.forwarded:  # say so once: the browser is not on this machine
+                log.warning("using %s", conn.describe())
+            return conn
         except VersionMismatchError:
             raise  # the user's browser is there: a headless one instead would hide the problem
         except BusError:
