@@ -2,8 +2,8 @@
 
 The pages under tests/pages/real-apps/ load a component kit (Shoelace, shadow DOM), a virtualised
 data grid (ag-grid, 10,000 rows), a rich-text editor (Quill), a terminal (xterm.js), a Vue
-TodoMVC and an API-docs app (Swagger UI), all served from tests/e2e/node_modules: no CDN. Page
-states include an opened dialog and an opened dropdown.
+TodoMVC, an API-docs app (Swagger UI) and an admin dashboard (Tabler), all served from
+tests/e2e/node_modules: no CDN. Page states include opened dialogs and opened dropdowns.
 
 The ground truth is the browser's own: CDP ``Accessibility.getFullAXTree`` in the same tab (raw
 CDP through the real host, which the user enabled for this test's config dir), keeping nodes of
@@ -64,6 +64,9 @@ STATES = [
     ("todomvc", "", "TodoMVC ready"),
     ("apidocs", "", "API docs ready"),
     ("apidocs", "?state=open", "API docs ready"),
+    ("admin", "", "Admin ready"),
+    ("admin", "?state=dropdown", "Admin ready"),
+    ("admin", "?state=dialog", "Admin ready"),
 ]
 READY = {page: ready for page, _, ready in STATES}
 
@@ -117,6 +120,14 @@ CLICKS: dict[str, list[tuple[str, str, int, str]]] = {
         ("button", "Cancel", 0, "!document.querySelector('.try-out__btn.cancel')"),
         ("button", "Collapse operation", 0,
          "document.getElementById('operations-tag-pets').dataset.isOpen === 'false'"),
+    ],
+    "admin": [
+        ("checkbox", "Email me on new sign-ups", 0, "document.querySelector('[name=mail]')"
+         ".checked"),
+        ("checkbox", "Weekly digest", 0, "document.querySelector('[name=digest]').checked"),
+        ("radio", "30 days", 0, "document.getElementById('r30').checked"),
+        ("tab", "Pending", 0, "document.getElementById('pending').classList.contains('active')"),
+        ("link", "Open user menu", 0, "!!document.querySelector('.dropdown-menu.show')"),
     ],
 }  # fmt: skip
 
