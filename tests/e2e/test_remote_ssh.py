@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import stat
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -196,6 +197,19 @@ def test_a_file_on_the_remote_is_captured_by_the_laptops_browser(
     assert meta["url"].startswith("http://127.0.0.1:") and meta["url"].endswith("/index.html")
     assert [a["name"] for a in meta["annotations"]] == ["Ship it"]
     assert out.stat().st_size > 1000  # written where the command ran: on the remote
+
+
+def test_the_remote_socket_is_private(machine: tuple[Remote, Sshd], forward: Forward) -> None:
+    """0600 (sshd's StreamLocalBindMask) in a 0700 folder, both the remote account's."""
+    remote, _ = machine
+    folder = remote.home / ".local/state/shotbridge/forward"
+    sock = folder / "bus.sock"
+    assert stat.S_ISSOCK(sock.lstat().st_mode)
+    assert (stat.S_IMODE(folder.lstat().st_mode), stat.S_IMODE(sock.lstat().st_mode)) == (
+        0o700,
+        0o600,
+    )
+    assert folder.lstat().st_uid == sock.lstat().st_uid == remote.uid
 
 
 def test_a_url_of_the_remotes_localhost_says_to_forward_the_port(
