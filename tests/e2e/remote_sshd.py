@@ -150,6 +150,8 @@ class Sshd:
             f"AuthorizedKeysFile {keys}\nAllowUsers {self.remote.user}\n"
             "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n"
             "StrictModes no\nLogLevel ERROR\n"
+            # Not root: the same user, whose sessions must see the HOME of the "remote" account.
+            f"SetEnv HOME={self.remote.home}\n"
             # sshd's defaults for forwarded sockets, said out loud: born 0600, and a leftover
             # socket is not replaced (shotctl remote ssh removes it before forwarding).
             "AllowStreamLocalForwarding yes\nStreamLocalBindMask 0177\nStreamLocalBindUnlink no\n"
