@@ -49,7 +49,7 @@ INTERACTIVE = {
     "button", "checkbox", "combobox", "link", "listbox", "menuitem", "menuitemcheckbox",
     "menuitemradio", "option", "radio", "searchbox", "slider", "spinbutton", "switch", "tab",
     "textbox", "treeitem", "MenuListOption", "ListBoxOption", "PopUpButton", "ToggleButton",
-    "columnheader",
+    "columnheader", "DisclosureTriangle",
 }  # fmt: skip
 
 # page, query, title that says it is ready
@@ -57,6 +57,7 @@ STATES = [
     ("kit", "", "Kit ready"),
     ("kit", "?state=dialog", "Kit ready"),
     ("kit", "?state=dropdown", "Kit ready"),
+    ("kit", "?state=menu", "Kit ready"),
     ("grid", "", "Grid ready"),
     ("editor", "", "Editor ready"),
     ("editor", "?state=dropdown", "Editor ready"),
