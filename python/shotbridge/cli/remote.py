@@ -165,7 +165,7 @@ def run_ssh_once(
     "--host", "host", metavar="ID", help="Which of your browsers (as `shotctl doctor` lists them)."
 )
 @click.option("--remote-home", metavar="DIR", help="With --print: the remote user's HOME.")
-@click.option("--ssh", "ssh", default="ssh", show_default=True, hidden=True)
+@click.option("--ssh", "ssh_command", default="ssh", show_default=True, hidden=True)
 @click.argument("destination")
 @click.argument("ssh_args", nargs=-1, type=click.UNPROCESSED)
 def ssh(
@@ -174,7 +174,7 @@ def ssh(
     once: bool,
     host: str | None,
     remote_home: str | None,
-    ssh: str,
+    ssh_command: str,
     destination: str,
     ssh_args: tuple[str, ...],
 ) -> None:
@@ -183,7 +183,8 @@ def ssh(
     \b
     On DESTINATION, `shotctl mcp` and `shotctl capture` then find this browser with no flags
     (after any browser of DESTINATION's own). SSH_ARGS go to ssh as they are (-p 2222, -i KEY…).
-    Stop with Ctrl-C: the remote socket goes away with the connection.
+    Stop with Ctrl-C: the forward ends with the connection (the remote's socket file stays,
+    dead, until the next connection replaces it).
     """
     if print_only:
         print_recipe(
@@ -195,7 +196,7 @@ def ssh(
     try:
         while True:
             started = time.monotonic()
-            code = run_ssh_once(ssh, destination, list(ssh_args), list(ports), host)
+            code = run_ssh_once(ssh_command, destination, list(ssh_args), list(ports), host)
             if once:
                 sys.exit(EXIT_OK if code == 0 else EXIT_FAILED)
             delay = 1.0 if time.monotonic() - started > 60 else min(delay * 2, RETRY_MAX)
