@@ -18,6 +18,7 @@ import os
 import stat
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -259,6 +260,31 @@ def test_a_container_sees_only_the_mounted_bus(laptop: HeadlessBrowser, forward:
     assert shot.returncode == 0, shot.stderr
     assert json.loads(shot.stdout)["title"] == "Interact fixture"  # the laptop's tab
     assert not Path(out).exists()  # written inside the container only
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for stat_file in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat_file.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat_file.parent.name))
+    return found
+
+
+def test_a_dropped_connection_comes_back(forward: Forward) -> None:
+    """The SSH connection dies (its ssh ends): shotctl remote ssh connects again by itself."""
+    assert forward.process is not None
+    (ssh,) = children(forward.process.pid)
+    os.kill(ssh, 15)
+    for _ in range(120):
+        if ssh not in children(forward.process.pid) and forward.remote_answers():
+            break
+        time.sleep(0.25)
+    assert forward.remote_answers()
+    assert "connection ended (ssh exit" in forward.log.read_text()
 
 
 def test_a_broken_forward_gets_the_doctors_fix(
