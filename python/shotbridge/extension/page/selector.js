@@ -40,13 +40,15 @@
 
   /**
    * A run of letters and digits mixed as a random string is (Math.random().toString(36),
-   * nanoid): ≥ 5 characters with ≥ 2 digits and ≥ 2 letters, or a digit between letters.
+   * nanoid): ≥ 5 characters with ≥ 2 digits and ≥ 2 letters, or a digit between letters; or 8
+   * and more hex digits.
    * "h264", "step3" and "utf8" are words with a number, not random. A random run of letters only
    * looks like a word and is not caught.
    * @param {string} t
    */
   function randomToken(t) {
     if (t.length < 5 || !/^[a-z0-9]+$/i.test(t)) return false;
+    if (/^[0-9a-f]{8,}$/i.test(t)) return true; // a hash or UUID slice, even one that drew no digit
     const digits = t.replace(/\D/g, '').length;
     return (digits >= 2 && t.length - digits >= 2) || /[a-z]\d+[a-z]/i.test(t);
   }
