@@ -64,6 +64,8 @@
     return cs.display === 'none' || cs.visibility === 'hidden';
   }
 
+  const PSEUDO_DEPTH = 2;
+
   /**
    * Text a `::before`/`::after` rule draws (CSS generated content is part of the name from
    * content, as Chromium's tree has it: a picker's "Normal", an arrow before a caption).
@@ -71,6 +73,21 @@
    * @param {'::before' | '::after'} pseudo
    */
   function generated(el, pseudo) {
+    const cache = L.pseudoCache;
+    const key = pseudo === '::before' ? 0 : 1;
+    const hit = cache && cache.get(el);
+    if (hit && hit[key] !== undefined) return hit[key];
+    const text = pseudoText(el, pseudo);
+    if (cache) {
+      const entry = hit || [undefined, undefined];
+      entry[key] = text;
+      cache.set(el, entry);
+    }
+    return text;
+  }
+
+  /** @param {Element} el @param {'::before' | '::after'} pseudo */
+  function pseudoText(el, pseudo) {
     const cs = getComputedStyle(el, pseudo);
     const c = cs.content;
     if (!c || c === 'none' || c === 'normal') return '';
@@ -123,9 +140,12 @@
       const assigned = /** @type {HTMLSlotElement} */ (el).assignedNodes();
       if (assigned.length) kids = assigned;
     }
-    let out = generated(el, '::before');
+    // Generated text sits on a control or the parts just inside it (an icon, a caption): deeper
+    // down, reading every element's pseudo styles costs more than it finds.
+    const pseudo = depth <= PSEUDO_DEPTH;
+    let out = pseudo ? generated(el, '::before') : '';
     for (const k of kids) out += contentName(k, depth + 1);
-    out += generated(el, '::after');
+    if (pseudo) out += generated(el, '::after');
     if (!out.trim() && depth > 0) out = el.getAttribute('title') || '';
     return block ? ` ${out} ` : out;
   }

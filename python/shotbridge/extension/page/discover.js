@@ -387,10 +387,26 @@
    */
   L.discover = (args) => {
     const target = args.target || 'interactive';
-    const max = args.max || 50;
     // Closed shadow roots too: chrome.dom.openOrClosedShadowRoot lets the extension see them.
     const roots = L.allRoots(document, true);
     if (L.resetLocatorCache) L.resetLocatorCache();
+    // Pseudo-element text, read once per element for this call's names (styles do not change
+    // during it; later calls read afresh).
+    L.pseudoCache = new WeakMap();
+    try {
+      return discoverIn(args, target, roots);
+    } finally {
+      L.pseudoCache = null;
+    }
+  };
+
+  /**
+   * @param {{target?: string, selector?: string | null, max?: number, include_offscreen?: boolean, frames?: boolean, text_rects?: boolean, covered?: boolean}} args
+   * @param {string} target
+   * @param {(Document | ShadowRoot)[]} roots
+   */
+  function discoverIn(args, target, roots) {
+    const max = args.max || 50;
     const candidates = candidatesFor(target, args.selector, roots);
     if (!Array.isArray(candidates)) return candidates;
     const viewportRect = { x: 0, y: 0, width: window.innerWidth, height: window.innerHeight };
@@ -418,5 +434,5 @@
       ...(args.text_rects ? { text_rects: textRects(roots) } : {}),
       ...(args.frames ? { frame_path: L.framePath(), child_frames: L.childFrames(roots) } : {}),
     };
-  };
+  }
 })();
