@@ -184,6 +184,20 @@ function (anns, gtRoles, ...els) {
     const h = Math.min(a[1] + a[3], b.y + b.height) - Math.max(a[1], b.y);
     return w > 0 && h > 0 ? w * h : 0;
   };
+  // A selector (each step of a shadow path, in its own root) matches exactly one element.
+  const unique = (path) => {
+    if (!path) return false;
+    let root = document;
+    try {
+      for (const part of path.split(' >>> ')) {
+        const found = root.querySelectorAll(part);
+        if (found.length !== 1) return false;
+        root = found[0].shadowRoot || found[0];
+      }
+    } catch { return false; }
+    return true;
+  };
+  const ambiguous = anns.filter((a) => !unique(a.selector || a.shadow_selector)).length;
   const match = anns.map((a) => {
     const el = resolve(a.selector || a.shadow_selector);
     if (!el) return -1;
@@ -202,7 +216,7 @@ function (anns, gtRoles, ...els) {
     });
     return best;
   });
-  return { truth, match };
+  return { truth, match, ambiguous };
 }
 """
 
@@ -269,8 +283,9 @@ async def shoot(c: BusClient) -> dict[str, Any]:
     return await c.request("screenshot", {"annotate": True, "max_annotations": 100}, timeout=40)
 
 
-async def truth(c: BusClient, anns: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The interactive, visible, reachable controls of the AX tree, each with the labels on it."""
+async def truth(c: BusClient, anns: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """The interactive, visible, reachable controls of the AX tree, each with the labels on it,
+    and how many labels' selectors match more or less than one element."""
     tree = await cdp(c, "Accessibility.getFullAXTree")
     nodes = [
         n
@@ -283,8 +298,7 @@ async def truth(c: BusClient, anns: list[dict[str, Any]]) -> list[dict[str, Any]
     for n in nodes:
         obj = await cdp(c, "DOM.resolveNode", backendNodeId=n["backendDOMNodeId"])
         ids.append(obj["object"]["objectId"])
-    if not ids:
-        return []
+    assert ids, "no interactive node in the tree"
     keys = ("selector", "shadow_selector", "proxy", "bounds", "role")
     slim = [{k: a.get(k) for k in keys} for a in anns]
     roles = [n["role"]["value"] for n in nodes]
@@ -312,7 +326,7 @@ async def truth(c: BusClient, anns: list[dict[str, Any]]) -> list[dict[str, Any]
                 "labels": labels,
             }
         )
-    return out
+    return out, value["ambiguous"]
 
 
 @dataclass
@@ -326,6 +340,7 @@ class Row:
     missed: list[str] = field(default_factory=list)
     dups: list[str] = field(default_factory=list)
     named: int = 0  # labelled controls the tree names
+    ambiguous: int = 0  # selectors not matching exactly one element
 
 
 def measure(page: str, gt: list[dict[str, Any]], anns: list[dict[str, Any]]) -> Row:
@@ -360,8 +375,10 @@ def measured(appbrowser: HeadlessBrowser, site: str) -> list[tuple[Row, list[str
                     shot = await shoot(c)
                     anns = shot["annotations"]
                     sels.append([a["selector"] or a["shadow_selector"] for a in anns])
-                gt = await truth(c, anns)
-                out.append((measure(f"{page}{query}", gt, anns), sels[0], sels[1]))
+                gt, ambiguous = await truth(c, anns)
+                row = measure(f"{page}{query}", gt, anns)
+                row.ambiguous = ambiguous
+                out.append((row, sels[0], sels[1]))
         return out
 
     rows = asyncio.run(go())
@@ -438,11 +455,12 @@ def test_label_names_are_the_accessibility_tree_names(
         assert not r.wrong_names, (r.page, r.wrong_names)
 
 
-def test_selectors_are_the_same_on_two_loads(
+def test_selectors_are_unique_and_the_same_on_two_loads(
     measured: list[tuple[Row, list[str], list[str]]],
 ) -> None:
     for r, first, second in measured:
         assert first == second, (r.page, set(first) ^ set(second))
+        assert r.ambiguous == 0, r.page
 
 
 def test_a_dense_page_gets_more_than_100_labels_and_a_note_when_cut(
