@@ -102,3 +102,19 @@ def test_a_deferred_read_the_diff_then_needs_goes_at_once() -> None:
         assert await asyncio.wait_for(task, DEFER_S / 2) is not None
 
     asyncio.run(go())
+
+
+def test_a_link_that_cannot_be_tracked_gets_its_reads_at_once() -> None:
+    class Unhashable(Link):
+        __hash__ = None  # type: ignore[assignment]
+
+    async def go() -> None:
+        link = Unhashable()
+        command_arrived(link, "interact")  # nothing to note it on: no read may wait
+        task = ElementReads().of(link, 1, None)
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        assert [c for c, _ in link.asked] == ["discover"]
+        assert await task is not None
+
+    asyncio.run(go())

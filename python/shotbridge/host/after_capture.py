@@ -66,13 +66,18 @@ _activity: weakref.WeakKeyDictionary[Any, _Activity] = weakref.WeakKeyDictionary
 PAGE_EVENTS = frozenset({"action", "nav", "tab_changed"})
 
 
-def _of(link: Any) -> _Activity:
-    found = _activity.get(link)
-    if found is None:
+def _of(link: Any) -> _Activity | None:
+    """The activity of ``link``; None for a link that cannot be told apart (then no read waits)."""
+    try:
+        found = _activity.get(link)
+        if found is not None:
+            return found
         found = _activity[link] = _Activity()
-        listen = getattr(link, "add_listener", None)
-        if listen is not None:
-            listen(functools.partial(_on_event, weakref.ref(found)))
+    except TypeError:  # neither hashable nor weakly referable
+        return None
+    listen = getattr(link, "add_listener", None)
+    if listen is not None:
+        listen(functools.partial(_on_event, weakref.ref(found)))
     return found
 
 
@@ -85,8 +90,9 @@ def _on_event(activity: weakref.ref[_Activity], event: dict[str, Any]) -> None:
 def command_arrived(link: Any, cmd: str) -> None:
     """A bus command for ``link``'s browser: deferred reads not yet sent are dropped, unless it
     only reads."""
-    if cmd not in READ_ONLY:
-        _of(link).count += 1
+    activity = _of(link)
+    if activity is not None and cmd not in READ_ONLY:
+        activity.count += 1
 
 
 class ElementReads:
@@ -119,17 +125,18 @@ class _Read:
 
     def __init__(self, link: Link, tab_id: int | None, *, deferred: bool) -> None:
         self.go = asyncio.Event()
-        if not deferred:
-            self.go.set()
         self.activity = _of(link)
-        self.seen = self.activity.count
+        if not deferred or self.activity is None:
+            self.go.set()
+        self.seen = self.activity.count if self.activity is not None else 0
         self.task = asyncio.get_running_loop().create_task(self._run(link, tab_id))
 
     async def _run(self, link: Link, tab_id: int | None) -> Found | None:
         if not self.go.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.go.wait(), DEFER_S)
-            if self.activity.count != self.seen and not self.go.is_set():
+            moved = self.activity is not None and self.activity.count != self.seen
+            if moved and not self.go.is_set():
                 log.debug("read after a screenshot dropped: the page may have changed")
                 return None
         return await _discover(link, tab_id)
