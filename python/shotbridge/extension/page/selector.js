@@ -40,17 +40,18 @@
 
   /**
    * A run of letters and digits mixed as a random string is (Math.random().toString(36),
-   * nanoid): ≥ 5 characters with ≥ 2 digits and ≥ 2 letters, or a digit between letters; or 8
-   * and more hex digits.
-   * "h264", "step3" and "utf8" are words with a number, not random. A random run of letters only
-   * looks like a word and is not caught.
+   * nanoid): ≥ 5 characters switching between letters and digits at least three times ("l3b99l",
+   * "x7k2p9"), or twice with ≥ 2 of each ("kx33ab"); or 8 and more hex digits. A word with a
+   * number ("h264", "col12", "mp3player", "utf8") is not random, and a random run of letters
+   * only looks like a word and is not caught.
    * @param {string} t
    */
   function randomToken(t) {
     if (t.length < 5 || !/^[a-z0-9]+$/i.test(t)) return false;
     if (/^[0-9a-f]{8,}$/i.test(t)) return true; // a hash or UUID slice, even one that drew no digit
+    const runs = (t.match(/[a-z]+|\d+/gi) || []).length;
     const digits = t.replace(/\D/g, '').length;
-    return (digits >= 2 && t.length - digits >= 2) || /[a-z]\d+[a-z]/i.test(t);
+    return runs >= 4 || (runs >= 3 && digits >= 2 && t.length - digits >= 2);
   }
 
   const TEST_ATTRS = ['data-testid', 'data-test-id', 'data-test', 'data-cy', 'data-qa'];
