@@ -52,13 +52,17 @@
   /** Laid out: no display:none (or skipped content) on it or an ancestor. @param {Element} el */
   const rendered = (el) => typeof el.checkVisibility !== 'function' || el.checkVisibility();
 
+  // A checkbox or switch drawn in place of a hidden input is small; a card around it is not.
+  const DRAWN_TOGGLE_MAX_AREA = 96 * 96;
+
   /**
-   * The nearest visible ancestor drawn around `el` (the widget it serves), or null when `el` is
-   * not laid out at all (a closed dialog's field).
+   * The nearest visible ancestor drawn around `el` (the widget it serves, at most `maxArea` px²),
+   * or null when `el` is not laid out at all (a closed dialog's field).
    * @param {Element} el
    * @param {DOMRect} rect
+   * @param {number} [maxArea]
    */
-  function drawnAround(el, rect) {
+  function drawnAround(el, rect, maxArea = Infinity) {
     if (!rendered(el)) return null;
     const cx = rect.x + rect.width / 2;
     const cy = rect.y + rect.height / 2;
@@ -66,7 +70,9 @@
     for (let i = 0; n && i < 8; i++, n = L.composedParent(n)) {
       const r = n.getBoundingClientRect();
       const around = r.left <= cx && cx <= r.right && r.top <= cy && cy <= r.bottom;
-      if (around && r.width * r.height >= Math.max(4 * rect.width * rect.height, 64) && L.isVisible(n, r)) return { el: n, rect: r };
+      const area = r.width * r.height;
+      if (area > maxArea) return null;
+      if (around && area >= Math.max(4 * rect.width * rect.height, 64) && L.isVisible(n, r)) return { el: n, rect: r };
     }
     return null;
   }
@@ -87,7 +93,7 @@
       if (L.isVisible(l, r)) return { el: /** @type {Element} */ (l), rect: r };
     }
     if (el.localName === 'input' && rect.width > 2 && rect.height > 2) return { el: null, rect };
-    return drawnAround(el, rect);
+    return drawnAround(el, rect, DRAWN_TOGGLE_MAX_AREA);
   }
 
   /**
@@ -285,8 +291,9 @@
       let rect = el.getBoundingClientRect();
       /** @type {Element | null} */
       let proxy = null;
-      if ((hiddenToggle(el, rect) || typingSink(el, rect)) && target !== 'custom') {
-        const p = typingSink(el, rect) ? drawnAround(el, rect) : proxyOf(el, rect);
+      const sink = typingSink(el, rect);
+      if ((sink || hiddenToggle(el, rect)) && target !== 'custom') {
+        const p = sink ? drawnAround(el, rect) : proxyOf(el, rect);
         if (!p || proxied.has(p.el)) continue;
         proxy = p.el;
         if (p.el) proxied.add(p.el);
@@ -313,9 +320,11 @@
     return { kept: withoutRows(kept.filter((k) => !proxied.has(k.el))), hidden };
   }
 
+  const TOGGLES = new Set(['checkbox', 'radio', 'switch']);
+
   /**
-   * A grid row holding controls (a selection checkbox) is not a control of its own: a click on
-   * the row's middle selects nothing.
+   * A grid row holding a selection toggle is not a control of its own: a click on the row's
+   * middle selects nothing, the toggle does. (A clickable row around other controls stays.)
    * @template {{el: Element, role: string}} K
    * @param {K[]} kept
    * @returns {K[]}
@@ -323,7 +332,8 @@
   function withoutRows(kept) {
     const rows = kept.filter((k) => k.role === 'row');
     if (!rows.length) return kept;
-    const holding = new Set(rows.filter((r) => kept.some((k) => k !== r && L.composedContains(r.el, k.el))));
+    const toggles = kept.filter((k) => TOGGLES.has(k.role));
+    const holding = new Set(rows.filter((r) => toggles.some((k) => L.composedContains(r.el, k.el))));
     return kept.filter((k) => !holding.has(k));
   }
 
