@@ -2,8 +2,9 @@
 
 The pages under tests/pages/real-apps/ load a component kit (Shoelace, shadow DOM), a virtualised
 data grid (ag-grid, 10,000 rows), a rich-text editor (Quill), a terminal (xterm.js), a Vue
-TodoMVC, an API-docs app (Swagger UI) and an admin dashboard (Tabler), all served from
-tests/e2e/node_modules: no CDN. Page states include opened dialogs and opened dropdowns.
+TodoMVC, an API-docs app (Swagger UI), an admin dashboard (Tabler), form widgets (flatpickr, Tom
+Select) and a slide deck (reveal.js), all served from tests/e2e/node_modules: no CDN. Page
+states include opened dialogs and opened dropdowns.
 
 The ground truth is the browser's own: CDP ``Accessibility.getFullAXTree`` in the same tab (raw
 CDP through the real host, which the user enabled for this test's config dir), keeping nodes of
@@ -68,6 +69,10 @@ STATES = [
     ("admin", "", "Admin ready"),
     ("admin", "?state=dropdown", "Admin ready"),
     ("admin", "?state=dialog", "Admin ready"),
+    ("widgets", "", "Widgets ready"),
+    ("widgets", "?state=dropdown", "Widgets ready"),
+    ("widgets", "?state=menu", "Widgets ready"),
+    ("slides", "", "Slides ready"),
 ]
 READY = {page: ready for page, _, ready in STATES}
 
@@ -129,6 +134,20 @@ CLICKS: dict[str, list[tuple[str, str, int, str]]] = {
         ("radio", "30 days", 0, "document.getElementById('r30').checked"),
         ("tab", "Pending", 0, "document.getElementById('pending').classList.contains('active')"),
         ("link", "Open user menu", 0, "!!document.querySelector('.dropdown-menu.show')"),
+    ],
+    "widgets": [
+        ("textbox", "Departure date", 0, "!!document.querySelector('.flatpickr-calendar.open')"),
+        ("", "June 20, 2026", 0, "document.getElementById('when').value === '2026-06-20'"),
+        ("button", "Book", 0, "document.body.dataset.booked === '1'"),
+        ("combobox", "Interests", 0, "!!document.querySelector('.ts-dropdown:not([style*=none])')"),
+        ("option", "Hiking", 0, "[...document.getElementById('tags').selectedOptions]"
+         ".some((o) => o.value === 'hiking')"),
+    ],
+    "slides": [
+        ("button", "next slide", 0, "Reveal.getIndices().h === 1"),
+        ("button", "next slide", 0, "Reveal.getIndices().h === 2"),
+        ("button", "Vote", 0, "document.activeElement.id === 'vote'"),
+        ("button", "previous slide", 0, "Reveal.getIndices().h === 1"),
     ],
 }  # fmt: skip
 
