@@ -203,7 +203,7 @@ _OPTIONS = [
     click.option(
         "--annotation-selector", metavar="CSS", help="With --target custom: what to label."
     ),
-    click.option("--max-annotations", type=click.IntRange(1, 100), default=50, show_default=True),
+    click.option("--max-annotations", type=click.IntRange(1, 500), default=50, show_default=True),
     click.option(
         "--max-width",
         type=click.IntRange(budgets.MIN_EDGE, budgets.MAX_EDGE),
