@@ -278,3 +278,24 @@ def test_cli_exit_codes_and_outputs(tmp_path: Path) -> None:
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "error" in missing.stderr
     bad = shotctl(str(a), str(b), "--threshold", "7")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+
+
+def test_previous_after_an_image_never_kept_compares_with_the_latest_kept_one() -> None:
+    """An annotated observe's image is not kept for diffs: "previous" then means the latest kept."""
+
+    async def run() -> None:
+        link = SlowLink()
+        link.release.set()
+        shots = Shots(link)
+        await shots.attach(result_of(1, page()), DiffArgs(remember=True), None)
+        changed = result_of(3, page(save="#c62828"))  # #2 was shown but never kept
+        await asyncio.wait_for(shots.attach(changed, DiffArgs(compare_to="previous"), 2), 5)
+        assert changed.diff is not None and changed.diff.compared_to == 1, changed.notes
+        assert "button 'Save' (#save)" in changed.diff.summary
+        assert any("#1, the latest kept" in n and "#2 was not kept" in n for n in changed.notes)
+        lone = Shots(link)
+        first = result_of(5, page())
+        await lone.attach(first, DiffArgs(compare_to="previous"), 4)
+        assert first.diff is None and any("#4 is not kept" in n for n in first.notes)
+
+    asyncio.run(run())

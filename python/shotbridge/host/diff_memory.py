@@ -114,6 +114,20 @@ class DiffMemory:
             gone, _ = self._shots.popitem(last=False)
             self._pending.pop(gone, None)
 
+    def _latest_before(
+        self, shot_id: int, result: ScreenshotResult, shown: int
+    ) -> Remembered | None:
+        """The newest kept screenshot before ``shot_id``, standing in for "previous" when the
+        latest image shown was never kept (an annotated observe's labelled image is not)."""
+        older = [k for k in self._shots if k != shot_id]
+        if not older:
+            return None
+        result.notes.append(
+            f"Compared with screenshot #{older[-1]}, the latest kept for comparing "
+            f"(#{shown} was not kept)."
+        )
+        return self._shots[older[-1]]
+
     def get(self, shot_id: int) -> Remembered | None:
         """The screenshot as remembered so far (elements may still be pending)."""
         return self._shots.get(shot_id)
@@ -152,6 +166,8 @@ class DiffMemory:
         if not args.compares or target is None:
             return None
         before = self.get(int(target))
+        if before is None and args.compare_to == "previous":
+            before = self._latest_before(now.shot_id, result, int(target))
         if before is None:
             if args.compare_to is not None:  # the unchanged check alone has nothing to say
                 result.notes.append(
