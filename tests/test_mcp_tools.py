@@ -113,7 +113,7 @@ def test_tools_are_listed_with_descriptions_schemas_and_annotations() -> None:
             "close_tab",
         ]
         assert observe["max_annotations"]["minimum"] == 1
-        assert observe["max_annotations"]["maximum"] == 100
+        assert observe["max_annotations"]["maximum"] == 500
         assert tools["configure"].input_schema["required"] == ["action"]
 
     h.run(scenario)

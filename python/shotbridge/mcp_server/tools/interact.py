@@ -28,7 +28,6 @@ from shotbridge.wire.interact import (
     InteractArgs,
     InteractResult,
     Navigated,
-    PageElement,
     ScreenshotFailed,
     Tab,
 )
@@ -361,21 +360,12 @@ FACTS = (
 )  # fmt: skip
 
 
-def _describe(el: PageElement | None) -> str:
-    if not el:
-        return "nothing"
-    name = el.name or el.text or ""
-    role = el.role or (el.tag if el.tag is not None else "?")
-    where = el.selector if el.selector is not None else "?"
-    return f'{role} "{name}" ({where})' if name else f"{role} ({where})"
-
-
 def _acted(action: str, done: InteractResult) -> str:
     """A sentence for the model, then the facts as JSON."""
     verb = VERBS.get(action, action)
     p = done.point
     where = f" at CSS ({p.x:g}, {p.y:g})" if p else ""
-    hit = f"; hit {_describe(done.hit)}" if done.hit or p else ""
+    hit = f"; hit {action_text.describe(done.hit)}" if done.hit or p else ""
     lines = [f"{verb}{where}{hit}."]
     if done.navigated:
         lines.append(f"The page navigated to {done.url}.")
