@@ -132,6 +132,32 @@ def test_one_request_hides_credentials_and_redacts_its_body() -> None:
     assert "not recorded" in network_view.detail([r], 2, [])["body"]
 
 
+def test_headers_the_page_hook_saw_fill_a_request_listed_without_them() -> None:
+    r = _req(5, "http://a/api/save", 200, 5)
+    r.method = "POST"
+    hooked = [
+        Header(name="X-Trace", value="t-1"),
+        Header(name="X-Api-Key", value="key_live_0123456789abcdef"),
+    ]
+    early = NetworkEntry(url=r.url, method="POST", status=200, time=0.001)
+    near = NetworkEntry(
+        url=r.url,
+        method="POST",
+        status=200,
+        time=0.005,
+        request_headers=hooked,
+        response_headers=[Header(name="content-type", value="application/json")],
+    )
+    other = NetworkEntry(url=r.url, method="GET", status=200, time=0.005, request_headers=[])
+    shown = network_view.detail([r], 5, [early, near, other])
+    assert shown["request_headers"] == [
+        {"name": "X-Trace", "value": "t-1"},
+        {"name": "X-Api-Key", "value": "<redacted>"},
+    ]
+    assert shown["response_headers"] == [{"name": "content-type", "value": "application/json"}]
+    assert network_view.detail([r], 5, [])["request_headers"] == []
+
+
 def test_replay_puts_the_device_in_the_context_and_closes_the_last_tab() -> None:
     phone = Emulation(
         preset="iPhone SE",

@@ -55,6 +55,9 @@ class _Server(SimpleHTTPRequestHandler):
             return self._json(500, {"error": "database unavailable"})
         if self.path == "/api/profile":
             return self._json(200, {"name": "Ada", "token": TOKEN})
+        if self.path == "/api/dropped":  # no answer at all: the page's fetch rejects
+            self.close_connection = True
+            return None
         return super().do_GET()
 
     def _json(self, status: int, value: Any) -> None:
@@ -139,7 +142,7 @@ def test_network_lists_the_failed_call_first_and_console_has_levels(
             time.sleep(0.1)
         by_url = {r["url"]: r for r in listed["requests"]}
         items, profile = by_url[f"{base}/api/items"], by_url[f"{base}/api/profile"]
-        assert (items["method"], items["status"], items["type"]) == ("GET", 500, "xmlhttprequest")
+        assert (items["method"], items["status"], items["type"]) == ("GET", 500, "fetch")
         assert items["size"] == len(json.dumps({"error": "database unavailable"}))
         assert isinstance(items["duration_ms"], float)
         order = [r["url"] for r in listed["requests"]]
@@ -159,7 +162,8 @@ def test_network_lists_the_failed_call_first_and_console_has_levels(
         sent = {h["name"].lower(): h["value"] for h in one["request_headers"]}
         assert sent["authorization"] == "<redacted>"
         assert BEARER not in json.dumps(one)
-        assert {"name": "Content-Type", "value": "application/json"} in one["response_headers"]
+        # The page's Headers give names in lower case (the wire's own spelling is not exposed).
+        assert {"name": "content-type", "value": "application/json"} in one["response_headers"]
         assert json.loads(one["response_body"]) == {"error": "database unavailable"}
         body = _until(
             lambda: _json(s.call("observe", {"what": "network", "request_id": profile["id"]})),
@@ -180,6 +184,7 @@ def test_network_lists_the_failed_call_first_and_console_has_levels(
         logs = _json(s.call("observe", {"what": "console", "filter": "log"}))["messages"]
         assert [m["message"] for m in logs] == ["page loaded"]
 
+        _calls_page_hook_fills_the_listing(s, base)
         assert _refusal(s.call("observe", {"what": "network", "request_id": 10**6})).endswith(
             "request_id 1000000 is not a request of the tracked tab; "
             'observe(what="network") lists their ids.'
@@ -187,6 +192,32 @@ def test_network_lists_the_failed_call_first_and_console_has_levels(
         assert _refusal(s.call("observe", {"what": "page", "filter": "5xx"})).endswith(
             "filter works with what='network' or 'console'; request_id only with 'network'."
         )
+
+
+def _calls_page_hook_fills_the_listing(s: McpSession, base: str) -> None:
+    """A fetch with no answer (no timing entry) is listed from the page hook, failed first; an
+    XHR's method and headers and a Request's headers come from the hook too."""
+    _ok(s.call("interact", {"action": "navigate", "url": f"{base}/calls.html"}))
+    urls = [f"{base}/api/{p}" for p in ("dropped", "save")]
+    listed = _until(
+        lambda: _json(s.call("observe", {"what": "network", "filter": "/api/"})),
+        lambda got: all(u in [r["url"] for r in got["requests"]] for u in urls),
+    )
+    by_url = {r["url"]: r for r in listed["requests"]}  # the latest of a URL last
+    dropped, save = by_url[urls[0]], by_url[urls[1]]
+    assert (dropped["method"], dropped["status"], dropped["type"]) == ("GET", 0, "fetch")
+    assert dropped["error"] and listed["requests"][0]["url"] == urls[0]  # the newest failure
+    assert (save["method"], save["status"], save["type"]) == ("POST", 200, "xmlhttprequest")
+    one = _until(
+        lambda: _json(s.call("observe", {"what": "network", "request_id": save["id"]})),
+        lambda got: "request_body" in got,
+    )
+    assert {"name": "X-Trace", "value": "trace-42"} in one["request_headers"]
+    assert {"name": "content-type", "value": "application/json"} in one["response_headers"]
+    assert json.loads(one["request_body"]) == {"draft": True}
+    newest = _json(s.call("observe", {"what": "network", "filter": "/api/profile"}))["requests"]
+    again = _json(s.call("observe", {"what": "network", "request_id": newest[0]["id"]}))
+    assert {"name": "x-client", "value": "calls-page"} in again["request_headers"]
 
 
 def _image_size(r: CallToolResult) -> tuple[int, int]:

@@ -11,7 +11,6 @@ import * as consoleLog from './lib/console-log.js';
 import * as recorder from './lib/recorder.js';
 import * as status from './lib/status.js';
 import * as emulation from './lib/emulate.js';
-import * as network from './lib/network.js';
 import { handleRequest, EXTENSION_VERSION } from './lib/commands.js';
 import { PROTOCOL_VERSION, profileId } from './lib/identity.js';
 import { pageRules } from './lib/secret-rules.js';
@@ -24,7 +23,6 @@ status.installListeners();
 recorder.installListeners();
 recorder.setEmitter(native.sendEvent);
 emulation.installListeners();
-network.installListeners();
 
 native.configure({
   onMessage(msg) {

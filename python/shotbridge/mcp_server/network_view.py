@@ -84,15 +84,20 @@ def listing(requests: list[NetworkRequest], flt: str | None) -> dict[str, Any]:
     return out
 
 
-def _body(r: NetworkRequest, recorded: list[NetworkEntry]) -> dict[str, Any]:
-    """The bodies the recorder kept for this request (fetch/XHR while ``network`` is on)."""
+def _recorded(r: NetworkRequest, recorded: list[NetworkEntry]) -> NetworkEntry | None:
+    """The recorder's entry of this request (fetch/XHR while ``network`` is on): nearest in time."""
     same = [e for e in recorded if e.url == r.url and e.method.upper() == r.method.upper()]
-    if not same:
+    # The entry's time is when the page heard the answer.
+    return min(same, key=lambda x: abs(x.time * 1000 - (r.end or r.start)), default=None)
+
+
+def _body(e: NetworkEntry | None) -> dict[str, Any]:
+    """The bodies the recorder kept."""
+    if e is None:
         return {
             "body": 'not recorded: configure action="capture" settings {"network": true} '
             "records fetch/XHR bodies from then on"
         }
-    e = min(same, key=lambda x: abs(x.time * 1000 - r.start))
     out = {}
     for key, raw in (("request_body", e.request_body), ("response_body", e.response_body)):
         clean = redact.body(raw)
@@ -108,9 +113,13 @@ def detail(requests: list[NetworkRequest], rid: int, recorded: list[NetworkEntry
             f"request_id {rid} is not a request of the tracked tab; "
             'observe(what="network") lists their ids.'
         )
+    e = _recorded(r, recorded)
+    # The listing's own headers first; the page hook's (fetch/XHR) when it has none.
+    sent = r.request_headers or (e.request_headers if e else None) or []
+    heard = r.response_headers or (e.response_headers if e else None) or []
     return {
         **summary(r),
-        "request_headers": [_header(h) for h in r.request_headers or []],
-        "response_headers": [_header(h) for h in r.response_headers or []],
-        **_body(r, recorded),
+        "request_headers": [_header(h) for h in sent],
+        "response_headers": [_header(h) for h in heard],
+        **_body(e),
     }

@@ -19,6 +19,7 @@ from pydantic import Field, TypeAdapter, ValidationError
 
 from shotbridge.wire.emulate import Emulation
 from shotbridge.wire.model import Model
+from shotbridge.wire.network import Header
 
 BODY_LIMIT = 10_000
 # Entries kept per kind: each kind is evicted only by its own kind, so a page that floods errors,
@@ -153,6 +154,9 @@ class NetworkEntry(_Entry):
     content_type: str | None = None
     duration_ms: float | None = None
     error: str | None = None
+    # As the page's fetch/XHR saw them (cut; credentials' values already "<redacted>").
+    request_headers: list[Header] | None = None
+    response_headers: list[Header] | None = None
     trusted: bool = False  # seen by the page's fetch/XHR hook: what the page reported
     count: int = 1  # the identical request (and answer) again before the next step
     last_time: float | None = None

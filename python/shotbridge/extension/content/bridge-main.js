@@ -246,6 +246,34 @@
     return null; // FormData, Blob, streams: not recorded
   }
 
+  const MAX_HEADERS = 60;
+  const MAX_HEADER = 1000;
+
+  /** Name/value pairs, at most MAX_HEADERS, values cut. @param {Iterable<[string, string]>} pairs */
+  function headerList(pairs) {
+    const out = [];
+    for (const [name, value] of pairs) {
+      if (out.length >= MAX_HEADERS) break;
+      out.push({ name: cut(String(name), 200), value: cut(String(value), MAX_HEADER) });
+    }
+    return out;
+  }
+
+  /** The headers a fetch sends: its init's, else its Request's. @param {unknown} input @param {any} init */
+  function fetchHeaders(input, init) {
+    const given = init?.headers ?? (input instanceof Request ? input.headers : null);
+    return given ? headerList(new Headers(given)) : [];
+  }
+
+  /** An XHR's response headers ("name: value" lines). @param {XMLHttpRequest} xhr */
+  function xhrHeaders(xhr) {
+    const lines = String(xhr.getAllResponseHeaders() || '').trim().split(/[\r\n]+/).filter(Boolean);
+    return headerList(lines.map((l) => {
+      const i = l.indexOf(':');
+      return /** @type {[string, string]} */ ([l.slice(0, i), l.slice(i + 1).trim()]);
+    }));
+  }
+
   const isJson = (/** @type {string | null} */ type) => !!type && /\bjson\b|\+json/i.test(type);
 
   /** First LIMIT characters of a response stream, without reading the rest. @param {Response} res */
@@ -274,11 +302,13 @@
     let method = 'GET';
     let url = '';
     let body = null;
+    let sent = [];
     try {
       const req = input instanceof Request ? input : null;
       method = String(init?.method || req?.method || 'GET').toUpperCase();
       url = new URL(req ? req.url : String(input), location.href).href;
       body = bodyText(init?.body);
+      sent = fetchHeaders(input, init);
     } catch {
       // unusual arguments: the real fetch decides what they mean
     }
@@ -295,11 +325,12 @@
           }
         }
         send('network', { api: 'fetch', method, url, status: res.status, request_body: body, content_type: type,
-          response_body: response, time: started, duration_ms: now() - started });
+          response_body: response, time: started, duration_ms: now() - started, request_headers: sent,
+          response_headers: headerList(res.headers) });
       },
       (err) => {
         if (network !== false) {
-          send('network', { api: 'fetch', method, url, status: 0, request_body: body,
+          send('network', { api: 'fetch', method, url, status: 0, request_body: body, request_headers: sent,
             error: cut(String((err && err.message) || err), MAX), time: started, duration_ms: now() - started });
         }
       },
@@ -313,11 +344,17 @@
   const meta = new WeakMap();
   XHR.open = function (method, url) {
     try {
-      meta.set(this, { method: String(method).toUpperCase(), url: new URL(String(url), location.href).href });
+      meta.set(this, { method: String(method).toUpperCase(), url: new URL(String(url), location.href).href, headers: [] });
     } catch {
       meta.delete(this);
     }
     return open.apply(this, arguments);
+  };
+  const setHeader = XHR.setRequestHeader;
+  XHR.setRequestHeader = function (name, value) {
+    const m = meta.get(this);
+    if (m && m.headers.length < MAX_HEADERS) m.headers.push({ name: cut(String(name), 200), value: cut(String(value), MAX_HEADER) });
+    return setHeader.apply(this, arguments);
   };
   XHR.send = function (body) {
     const m = meta.get(this);
@@ -338,7 +375,8 @@
           response = null;
         }
         send('network', { api: 'xhr', method: m.method, url: m.url, status: this.status, request_body: requestBody,
-          content_type: type, response_body: response, time: started, duration_ms: now() - started });
+          content_type: type, response_body: response, time: started, duration_ms: now() - started,
+          request_headers: m.headers, response_headers: xhrHeaders(this) });
       });
     }
     return sendXhr.apply(this, arguments);

@@ -82,6 +82,19 @@
     };
   }
 
+  // Credentials never leave the page: the recording is kept (and may be saved) by the host.
+  const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-auth-token']);
+
+  /** Up to 60 headers of strings, values cut to 1000 characters. @param {unknown} list */
+  function headers(list) {
+    if (!Array.isArray(list)) return [];
+    return list.slice(0, 60).filter((h) => h && typeof h.name === 'string' && typeof h.value === 'string')
+      .map((h) => ({
+        name: cut(h.name, 200),
+        value: CREDENTIAL_HEADERS.has(h.name.toLowerCase()) ? '<redacted>' : cut(h.value, 1000),
+      }));
+  }
+
   /** @param {any} e */
   function networkEntry(e) {
     if (!e || (e.api !== 'fetch' && e.api !== 'xhr')) return null;
@@ -97,6 +110,8 @@
       content_type: optText(e.content_type, 200),
       duration_ms: int(e.duration_ms, 3_600_000),
       error: optText(e.error, MAX_TEXT),
+      request_headers: headers(e.request_headers),
+      response_headers: headers(e.response_headers),
       time: int(e.time, 1e15) || Date.now(),
       trusted: false, // the page's own fetch/XHR could be wrapped by the page itself
       reported_by: 'page',

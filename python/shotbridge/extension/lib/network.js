@@ -1,8 +1,9 @@
-// The requests each tab made, as chrome.webRequest reports them (every type: documents, scripts,
-// fetch/XHR, images...), for `network`: method, URL, type, status, timing, size, the error of a
-// failed one, and the headers. No bodies: webRequest never shows them (the page hook of
-// content/bridge-main.js records fetch/XHR bodies while network capture is on). Kept in memory
-// only, the latest CAP per tab; header values are cut, and the MCP server redacts what it shows.
+// The requests of a tab as the page itself reports them, for `network`: the Resource Timing of
+// its top frame (the document and every resource: scripts, images, fetch/XHR...) read when asked,
+// completed by the page hook of content/bridge-main.js for fetch/XHR while network capture is on
+// (method, headers, a fetch that failed: it has no timing entry). No webRequest: that permission
+// alone made the user's headed browser answer its first capture late. Limits: a cross-origin
+// response without CORS hides its status (0); a page can clear its own timing buffer.
 
 import { resolveTab } from './tabs.js';
 
@@ -10,98 +11,149 @@ const CAP = 300;
 const MAX_HEADERS = 60;
 const MAX_VALUE = 1000;
 const MAX_URL = 2000;
+const ANSWER_MS = 3000; // a page blocked by a dialog never answers: list what the hook saw
+const TYPES = /** @type {Record<string, string>} */ ({
+  xmlhttprequest: 'xmlhttprequest', fetch: 'fetch', script: 'script', img: 'image', image: 'image',
+  css: 'stylesheet', link: 'stylesheet', iframe: 'sub_frame', frame: 'sub_frame', beacon: 'ping',
+  video: 'media', audio: 'media', track: 'media', object: 'object', embed: 'object',
+});
 
 /**
  * @typedef {{name: string, value: string}} Header
- * @typedef {{id: number, request_id: string, method: string, url: string, type: string,
- *   status: number, status_text: string, start: number, end: number | null, size: number | null,
- *   from_cache: boolean, error: string | null, request_headers: Header[],
+ * @typedef {{id: number, method: string, url: string, type: string, status: number,
+ *   status_text: string, start: number, end: number | null, duration_ms: number | null,
+ *   size: number | null, from_cache: boolean, error: string | null, request_headers: Header[],
  *   response_headers: Header[]}} Request
+ * @typedef {{name: string, type: string, start: number, duration: number, status: number,
+ *   encoded: number, decoded: number, transfer: number, done: boolean}} Timing
+ * @typedef {{api: string, method: string, url: string, status: number, error: string | null,
+ *   start: number, end: number, request_headers: Header[], response_headers: Header[]}} Hooked
  */
 
-/** @type {Map<number, Request[]>} */
-const byTab = new Map();
-/** @type {Map<string, Request>} requests still in flight, by Chrome's id */
-const open = new Map();
+/** @type {Map<string, number>} a request's key → its id, so it keeps it across calls */
+const ids = new Map();
 let nextId = 1;
+/** @type {Map<number, Hooked[]>} fetch/XHR the page hook reported, by tab */
+const hooked = new Map();
 
-/** @param {chrome.webRequest.HttpHeader[] | undefined} headers @returns {Header[]} */
+/** @param {string} key */
+function idFor(key) {
+  let id = ids.get(key);
+  if (id === undefined) {
+    ids.set(key, (id = nextId++));
+    if (ids.size > 20 * CAP) ids.delete(/** @type {string} */ (ids.keys().next().value));
+  }
+  return id;
+}
+
+/** @param {unknown} headers @returns {Header[]} */
 function keep(headers) {
-  return (headers || []).slice(0, MAX_HEADERS).map((h) => ({
+  if (!Array.isArray(headers)) return [];
+  return headers.slice(0, MAX_HEADERS).filter((h) => h && typeof h.name === 'string').map((h) => ({
     name: String(h.name).slice(0, 200),
     value: String(h.value ?? '').slice(0, MAX_VALUE),
   }));
 }
 
-/** @param {Header[]} headers */
-function contentLength(headers) {
-  const h = headers.find((x) => x.name.toLowerCase() === 'content-length');
-  const n = h ? Number(h.value) : NaN;
-  return Number.isFinite(n) && n >= 0 ? n : null;
-}
-
-/** @param {{tabId: number, requestId: string, method: string, url: string, type: string, timeStamp: number}} d */
-function started(d) {
-  if (d.tabId < 0) return; // the browser's own or a worker's: no tab
-  /** @type {Request} */
-  const r = {
-    id: nextId++, request_id: d.requestId, method: d.method, url: d.url.slice(0, MAX_URL), type: d.type,
-    status: 0, status_text: '', start: d.timeStamp, end: null, size: null, from_cache: false, error: null,
-    request_headers: [], response_headers: [],
-  };
-  let list = byTab.get(d.tabId);
-  if (!list) byTab.set(d.tabId, (list = []));
-  list.push(r);
-  if (list.length > CAP) for (const gone of list.splice(0, list.length - CAP)) open.delete(gone.request_id);
-  open.set(d.requestId, r);
-}
-
-/** Called once from the service worker's top level. */
-export function installListeners() {
-  const filter = { urls: ['<all_urls>'] };
-  chrome.webRequest.onBeforeRequest.addListener(started, filter);
-  chrome.webRequest.onSendHeaders.addListener((d) => {
-    const r = open.get(d.requestId);
-    if (r) r.request_headers = keep(d.requestHeaders);
-  }, filter, ['requestHeaders']);
-  chrome.webRequest.onResponseStarted.addListener((d) => {
-    const r = open.get(d.requestId);
-    if (!r) return;
-    r.status = d.statusCode;
-    r.status_text = (d.statusLine || '').replace(/^HTTP\/\S+\s+\d+\s*/, '').slice(0, 200);
-    r.from_cache = !!d.fromCache;
-    r.response_headers = keep(d.responseHeaders);
-    r.size = contentLength(r.response_headers);
-  }, filter, ['responseHeaders']);
-  chrome.webRequest.onCompleted.addListener((d) => {
-    const r = open.get(d.requestId);
-    if (!r) return;
-    r.status = d.statusCode;
-    r.end = d.timeStamp;
-    open.delete(d.requestId);
-  }, filter);
-  chrome.webRequest.onErrorOccurred.addListener((d) => {
-    const r = open.get(d.requestId);
-    if (!r) return;
-    r.error = d.error;
-    r.end = d.timeStamp;
-    open.delete(d.requestId);
-  }, filter);
-  chrome.tabs.onRemoved.addListener((tabId) => {
-    for (const r of byTab.get(tabId) || []) open.delete(r.request_id);
-    byTab.delete(tabId);
+/**
+ * A fetch/XHR the page hook reported (content/bridge-relay.js validated it); kept for the listing.
+ * Its `time` is when it ended.
+ * @param {number} tabId
+ * @param {any} e
+ */
+export function noteRequest(tabId, e) {
+  if (typeof e.url !== 'string' || typeof e.time !== 'number') return;
+  const end = e.time;
+  const start = end - (Number(e.duration_ms) || 0);
+  let list = hooked.get(tabId);
+  if (!list) hooked.set(tabId, (list = []));
+  list.push({
+    api: e.api === 'xhr' ? 'xhr' : 'fetch', method: String(e.method || 'GET'), url: e.url.slice(0, MAX_URL),
+    status: Number(e.status) || 0, error: typeof e.error === 'string' ? e.error : null, start, end,
+    request_headers: keep(e.request_headers), response_headers: keep(e.response_headers),
   });
+  if (list.length > CAP) list.splice(0, list.length - CAP);
+}
+
+/** @param {number} tabId */
+export function forgetTab(tabId) {
+  hooked.delete(tabId);
+}
+
+/** Runs in the page (ISOLATED world): its navigation and resource timing, flattened. */
+function readTiming() {
+  /** @param {any} e @param {string} type */
+  const flat = (e, type) => ({
+    name: e.name, type, start: performance.timeOrigin + e.startTime, duration: e.duration,
+    status: e.responseStatus || 0, encoded: e.encodedBodySize, decoded: e.decodedBodySize,
+    transfer: e.transferSize, done: type !== 'main_frame' || e.loadEventEnd > 0,
+  });
+  const nav = performance.getEntriesByType('navigation').map((e) => flat(e, 'main_frame'));
+  const res = performance.getEntriesByType('resource').map((e) => flat(e, /** @type {any} */ (e).initiatorType));
+  return [...nav, ...res];
+}
+
+/** @param {number} tabId @returns {Promise<Timing[]>} */
+async function timings(tabId) {
+  const asked = chrome.scripting.executeScript({
+    target: { tabId }, world: 'ISOLATED', injectImmediately: true, func: readTiming,
+  }).then((r) => /** @type {Timing[]} */ (r?.[0]?.result) || [], () => []); // restricted page: none
+  const late = new Promise((ok) => setTimeout(() => ok([]), ANSWER_MS));
+  return /** @type {Promise<Timing[]>} */ (Promise.race([asked, late]));
 }
 
 /**
- * One request as listed (no headers), or in full.
- * @param {Request} r
- * @param {boolean} full
+ * The hook's report of a fetch/XHR timing entry: same URL, nearest start, not taken yet.
+ * @param {Timing} t @param {Hooked[]} list @param {Set<Hooked>} used
  */
+function hookOf(t, list, used) {
+  let best = null;
+  for (const h of list) {
+    if (h.url !== t.name || used.has(h)) continue;
+    if (!best || Math.abs(h.start - t.start) < Math.abs(best.start - t.start)) best = h;
+  }
+  return best;
+}
+
+/** @param {Timing} t @param {Hooked | null} h @returns {Request} */
+function fromTiming(t, h) {
+  const cached = t.transfer === 0 && t.decoded > 0;
+  return {
+    id: idFor(`${t.start}|${t.name}`), method: h?.method || 'GET', url: t.name.slice(0, MAX_URL),
+    type: TYPES[t.type] || (t.type === 'main_frame' ? t.type : 'other'), status: t.status || h?.status || 0,
+    status_text: '', start: t.start, end: t.done ? t.start + t.duration : null,
+    duration_ms: t.done ? t.duration : null, size: t.encoded || cached ? t.encoded : null, from_cache: cached,
+    error: h?.error || null, request_headers: h?.request_headers || [], response_headers: h?.response_headers || [],
+  };
+}
+
+/** A fetch/XHR with no timing entry (it failed before an answer). @param {Hooked} h @returns {Request} */
+function fromHook(h) {
+  return {
+    id: idFor(`hook|${h.start}|${h.url}`), method: h.method, url: h.url,
+    type: h.api === 'xhr' ? 'xmlhttprequest' : 'fetch', status: h.status, status_text: '', start: h.start,
+    end: h.end, duration_ms: h.end - h.start, size: null, from_cache: false, error: h.error || 'failed',
+    request_headers: h.request_headers, response_headers: h.response_headers,
+  };
+}
+
+/** @param {number} tabId @returns {Promise<Request[]>} the latest CAP, oldest first */
+async function requestsOf(tabId) {
+  const list = hooked.get(tabId) || [];
+  const used = new Set();
+  const out = (await timings(tabId)).map((t) => {
+    const h = t.type === 'fetch' || t.type === 'xmlhttprequest' ? hookOf(t, list, used) : null;
+    if (h) used.add(h);
+    return fromTiming(t, h);
+  });
+  for (const h of list) if (!used.has(h) && h.status === 0) out.push(fromHook(h));
+  return out.sort((a, b) => a.start - b.start).slice(-CAP);
+}
+
+/** One request as listed (no headers), or in full. @param {Request} r @param {boolean} full */
 function shown(r, full) {
-  const { request_id: _, request_headers, response_headers, ...rest } = r;
-  const duration = r.end === null ? null : Math.round(r.end - r.start);
-  return { ...rest, duration_ms: duration, ...(full ? { request_headers, response_headers } : {}) };
+  const { request_headers, response_headers, ...rest } = r;
+  return full ? r : rest;
 }
 
 /**
@@ -111,7 +163,7 @@ function shown(r, full) {
  */
 export async function network(ctx) {
   const tab = await resolveTab(ctx.args.tab_id);
-  const list = byTab.get(/** @type {number} */ (tab.id)) || [];
+  const list = await requestsOf(/** @type {number} */ (tab.id));
   if (ctx.args.id !== null) {
     const r = list.find((x) => x.id === ctx.args.id);
     return { tab_id: tab.id, requests: r ? [shown(r, true)] : [] };

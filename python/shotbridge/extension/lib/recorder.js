@@ -7,6 +7,7 @@
 // loop): the host keeps it as context, never as a step.
 
 import { trackedTabId } from './tabs.js';
+import { forgetTab, noteRequest } from './network.js';
 
 const STATE_KEY = 'record_state';
 
@@ -49,6 +50,8 @@ export function installListeners() {
     const payload = msg.type === 'shotbridge:action' ? msg.action : msg.entry;
     if (!payload || typeof payload !== 'object') return;
     const tabId = sender.tab?.id;
+    // Every tab's top-frame fetch/XHR also completes its own `network` listing.
+    if (event === 'network' && network && tabId !== undefined && sender.frameId === 0) noteRequest(tabId, payload);
     void Promise.all([ready, isTracked(tabId, sender.frameId)]).then(([, yes]) => {
       // A page that kept its hooks after network capture was turned off still sends nothing on.
       if (yes && (event !== 'network' || network)) forward(event, /** @type {number} */ (tabId), payload);
@@ -60,6 +63,7 @@ export function installListeners() {
     ready.then(() => sendResponse({ network }));
     return true;
   });
+  chrome.tabs.onRemoved.addListener(forgetTab);
   chrome.tabs.onUpdated.addListener((tabId, info, tab) => {
     // A committed navigation (also history.pushState) reports a url; a finished load "complete".
     if (!info.url && info.status !== 'complete') return;
