@@ -18,6 +18,7 @@ import os
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -225,13 +226,17 @@ def test_a_url_of_the_remotes_localhost_says_to_forward_the_port(
 
 
 def hidden_dirs() -> list[str]:
-    """Where sockets and host records could be, emptied in the container; the interpreter's own
-    folder stays (a pyenv under /root), but not the records kept beside it."""
-    python = Path(sys.executable).resolve()
+    """Where sockets and host records could be, emptied in the container. A folder that holds the
+    interpreter, the venv or the package (a pyenv under /root, a checkout under /tmp) stays; only
+    the records kept in it are hidden then."""
+    import shotbridge
+
+    needed = [Path(sys.executable), Path(sys.executable).resolve(), Path(shotbridge.__file__)]
     dirs = []
     for d in ("/tmp", "/run", "/home", "/root"):
-        if python.is_relative_to(d):
-            dirs += [str(p) for p in [Path(d) / ".local"] if p.is_dir()]
+        if any(p.is_relative_to(d) for p in needed):
+            kept = [Path(d) / ".local", Path(d) / f"shotbridge-{os.getuid()}"]
+            dirs += [str(p) for p in kept if p.is_dir()]
         else:
             dirs.append(d)
     return dirs
@@ -240,20 +245,22 @@ def hidden_dirs() -> list[str]:
 def test_a_container_sees_only_the_mounted_bus(laptop: HeadlessBrowser, forward: Forward) -> None:
     """A new mount namespace in which those places are empty: the only way to a browser is the
     laptop's bus folder, mounted at /mnt, named by SHOTBRIDGE_BUS (as a container is set up)."""
+    home = Path(tempfile.mkdtemp(prefix="sb-container-home-"))  # a tmpfs inside: stays empty here
     script = (
-        'set -e; mount --bind "$1" /mnt; shift; '
-        f"for d in {' '.join(hidden_dirs())}; do mount -t tmpfs tmpfs $d; done; mkdir -p /tmp/dev; "
-        f"exec env -i HOME=/tmp/dev PATH={VENV_BIN}:/usr/bin:/bin SHOTBRIDGE_BUS=/mnt "
+        'set -e; mount --bind "$1" /mnt; '
+        f"for d in {' '.join(hidden_dirs())}; do mount -t tmpfs tmpfs $d; done; "
+        'mkdir -p "$2"; mount -t tmpfs tmpfs "$2"; shift 2; '
+        f"exec env -i HOME={home} PATH={VENV_BIN}:/usr/bin:/bin SHOTBRIDGE_BUS=/mnt "
         f'{sys.executable} -m shotbridge "$@"'
     )
     unshare = ["unshare", "--mount", "--propagation", "private"]
     if os.geteuid() != 0:
         unshare.insert(1, "--map-root-user")
-    argv = [*unshare, "sh", "-c", script, "sh", str(laptop.runtime_dir)]
+    argv = [*unshare, "sh", "-c", script, "sh", str(laptop.runtime_dir), str(home)]
     doctor = subprocess.run([*argv, "remote", "doctor"], capture_output=True, text=True, timeout=60)
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
     assert "forwarded bus: /mnt/" in doctor.stdout
-    out = "/tmp/dev/shot.jpg"
+    out = f"{home}/shot.jpg"
     shot = subprocess.run(
         [*argv, "capture", "--json", "-o", out], capture_output=True, text=True, timeout=90
     )
