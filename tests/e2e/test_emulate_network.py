@@ -195,15 +195,18 @@ def test_network_lists_the_failed_call_first_and_console_has_levels(
 
 
 def _calls_page_hook_fills_the_listing(s: McpSession, base: str) -> None:
-    """A fetch with no answer (no timing entry) is listed from the page hook, failed first; an
-    XHR's method and headers and a Request's headers come from the hook too."""
+    """A fetch with no answer is failed by the page hook's error, and listed first; an XHR's
+    method and headers and a Request's headers come from the hook too."""
     _ok(s.call("interact", {"action": "navigate", "url": f"{base}/calls.html"}))
     urls = [f"{base}/api/{p}" for p in ("dropped", "save")]
-    listed = _until(
-        lambda: _json(s.call("observe", {"what": "network", "filter": "/api/"})),
-        lambda got: all(u in [r["url"] for r in got["requests"]] for u in urls),
-    )
-    by_url = {r["url"]: r for r in listed["requests"]}  # the latest of a URL last
+
+    def heard(got: dict[str, Any]) -> bool:  # the hook's reports come their own way
+        by_url = {r["url"]: r for r in got["requests"]}
+        known = urls[0] in by_url and urls[1] in by_url
+        return known and "error" in by_url[urls[0]] and by_url[urls[1]]["method"] == "POST"
+
+    listed = _until(lambda: _json(s.call("observe", {"what": "network", "filter": "/api/"})), heard)
+    by_url = {r["url"]: r for r in listed["requests"]}
     dropped, save = by_url[urls[0]], by_url[urls[1]]
     assert (dropped["method"], dropped["status"], dropped["type"]) == ("GET", 0, "fetch")
     assert dropped["error"] and listed["requests"][0]["url"] == urls[0]  # the newest failure
@@ -215,8 +218,16 @@ def _calls_page_hook_fills_the_listing(s: McpSession, base: str) -> None:
     assert {"name": "X-Trace", "value": "trace-42"} in one["request_headers"]
     assert {"name": "content-type", "value": "application/json"} in one["response_headers"]
     assert json.loads(one["request_body"]) == {"draft": True}
-    newest = _json(s.call("observe", {"what": "network", "filter": "/api/profile"}))["requests"]
-    again = _json(s.call("observe", {"what": "network", "request_id": newest[0]["id"]}))
+    profiles = _until(
+        lambda: _json(s.call("observe", {"what": "network", "filter": "/api/profile"})),
+        lambda got: got["count"] == 2,
+    )
+    assert profiles["count"] == 2  # the first page's call stays listed after it, this one first
+    newest = profiles["requests"]
+    again = _until(
+        lambda: _json(s.call("observe", {"what": "network", "request_id": newest[0]["id"]})),
+        lambda got: "response_body" in got,
+    )
     assert {"name": "x-client", "value": "calls-page"} in again["request_headers"]
 
 

@@ -3,7 +3,8 @@
 The extension reads the top frame's Resource Timing (the document and every resource) when asked,
 and completes fetch/XHR from its page hook while network recording is on: their method, headers
 and network error (other requests are ``GET`` with no headers). Limits: a cross-origin response
-sent without CORS hides its status (0); a page can clear its own timing buffer.
+sent without CORS hides its status (0); a page can clear its own timing buffer; a document is
+read when ``network`` is asked (what was read stays listed after the tab moves on).
 
 Times are the browser's epoch milliseconds. Headers come only with one request asked for by id;
 they and the URL are the page's own data, redacted by whoever shows them.

@@ -35,6 +35,11 @@ const ids = new Map();
 let nextId = 1;
 /** @type {Map<number, Hooked[]>} fetch/XHR the page hook reported, by tab */
 const hooked = new Map();
+/**
+ * @type {Map<number, Map<number, Request>>} every request read so far, by tab then id: a
+ * document's timing goes with it, so what an earlier page reported stays listed after it.
+ */
+const listed = new Map();
 
 /** @param {string} key */
 function idFor(key) {
@@ -78,6 +83,7 @@ export function noteRequest(tabId, e) {
 /** @param {number} tabId */
 export function forgetTab(tabId) {
   hooked.delete(tabId);
+  listed.delete(tabId);
 }
 
 /** Runs in the page (ISOLATED world): its navigation and resource timing, flattened. */
@@ -137,8 +143,8 @@ function fromHook(h) {
   };
 }
 
-/** @param {number} tabId @returns {Promise<Request[]>} the latest CAP, oldest first */
-async function requestsOf(tabId) {
+/** @param {number} tabId @returns {Promise<Request[]>} what the page reports now */
+async function current(tabId) {
   const list = hooked.get(tabId) || [];
   const used = new Set();
   const out = (await timings(tabId)).map((t) => {
@@ -147,7 +153,17 @@ async function requestsOf(tabId) {
     return fromTiming(t, h);
   });
   for (const h of list) if (!used.has(h) && h.status === 0) out.push(fromHook(h));
-  return out.sort((a, b) => a.start - b.start).slice(-CAP);
+  return out;
+}
+
+/** @param {number} tabId @returns {Promise<Request[]>} the latest CAP read so far, oldest first */
+async function requestsOf(tabId) {
+  let kept = listed.get(tabId);
+  if (!kept) listed.set(tabId, (kept = new Map()));
+  for (const r of await current(tabId)) kept.set(r.id, r); // a later read knows more (hook, end)
+  const all = [...kept.values()].sort((a, b) => a.start - b.start);
+  for (const gone of all.splice(0, Math.max(0, all.length - CAP))) kept.delete(gone.id);
+  return all;
 }
 
 /** One request as listed (no headers), or in full. @param {Request} r @param {boolean} full */
