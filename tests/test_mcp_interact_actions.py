@@ -409,14 +409,21 @@ def _did(args: dict[str, Any]) -> dict[str, Any]:
     return {"action": "wait", "met": met, "waited_ms": 1200, "seen": seen, **page}
 
 
-def test_select_upload_drag_wait_send_their_arguments_and_say_what_happened() -> None:
+def test_select_upload_drag_wait_send_their_arguments_and_say_what_happened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     h = Harness(interact=_did)
     said: list[str] = []
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rel").mkdir()
+    (tmp_path / "rel" / "a.txt").write_text("hello")
+    png = tmp_path / "b.png"
+    png.write_bytes(b"\x89PNG")
 
     async def scenario(c: mcp.Client) -> None:
         for args in (
             {"action": "select", "selector": "#fruit", "values": ["Kiwi", 2]},
-            {"action": "upload", "label": 4, "files": ["rel/a.txt", "/abs/b.png"]},
+            {"action": "upload", "label": 4, "files": ["rel/a.txt", str(png)]},
             {"action": "drag", "selector": "#card", "to": {"label": 7}},
             {"action": "wait", "text": "Saved", "gone": True, "timeout": 2.5},
             {"action": "wait"},
@@ -431,7 +438,12 @@ def test_select_upload_drag_wait_send_their_arguments_and_say_what_happened() ->
     h.run(scenario)
     select, upload, drag, wait, quiet = h.sent("interact")[:5]
     assert select["values"] == ["Kiwi", 2]
-    assert upload["files"] == [str(Path("rel/a.txt").resolve()), "/abs/b.png"]
+    # The server read the files where it runs; the host gets their bytes, never a path to read.
+    assert "files" not in upload
+    assert [(u["name"], u["mime"], u["path"], u["data"]) for u in upload["uploads"]] == [
+        ("a.txt", "text/plain", str(tmp_path / "rel" / "a.txt"), b"hello"),
+        ("b.png", "image/png", str(png), b"\x89PNG"),
+    ]
     assert upload["label"] == 4
     assert drag["to"] == {"label": 7}
     assert wait["gone"] is True and wait["wait_ms"] == 2500 and wait["text"] == "Saved"
@@ -458,6 +470,9 @@ def test_bad_arguments_of_the_four_actions_are_one_sentence_each() -> None:
     assert refused(action="select", values=["a"]).startswith("select needs a selector, a label")
     assert refused(action="select", selector="#s").startswith("select needs values")
     assert refused(action="upload", selector="#f").startswith("upload needs files")
+    # A path from a bus client (maybe on another machine, over a forward) is never read here.
+    with pytest.raises(CommandError, match="the host reads no path"):
+        check_action(parse({"action": "upload", "selector": "#f", "files": ["/etc/hostname"]}))
     assert refused(action="drag", selector="#a").startswith("drag needs to")
     assert refused(action="drag", selector="#a", to=3).startswith("drag needs to")
     assert refused(action="wait", text="a", url="b").startswith("wait takes one of text")
@@ -473,6 +488,7 @@ def test_bad_arguments_of_the_four_actions_are_one_sentence_each() -> None:
 
 
 def test_upload_reads_the_files_and_sends_them_in_parts(tmp_path: Path) -> None:
+    from shotbridge.client.upload_files import read_files
     from shotbridge.host import actions
     from shotbridge.wire.errors import CommandError
     from shotbridge.wire.interact import InteractArgs
@@ -488,9 +504,7 @@ def test_upload_reads_the_files_and_sends_them_in_parts(tmp_path: Path) -> None:
             sent.append((cmd, args))
             return {"action": "upload", "files": []}
 
-    a = InteractArgs.model_validate(
-        {"action": "upload", "selector": "#f", "files": [str(big), str(small)]}
-    )
+    a = InteractArgs(action="upload", selector="#f", uploads=read_files([str(big), str(small)]))
     asyncio.run(actions.upload(Link(), None, a, 10))  # type: ignore[arg-type]
     parts = [args for cmd, args in sent if cmd == "upload_part"]
     [final] = [x for c, x in sent if c == "upload"]
@@ -513,7 +527,7 @@ def test_upload_reads_the_files_and_sends_them_in_parts(tmp_path: Path) -> None:
         (str(tmp_path / "key"), "lies in a hidden folder"),
     ):
         with pytest.raises(CommandError, match=why):
-            actions.read_files([bad])
+            read_files([bad])
 
 
 def test_the_four_actions_replay_as_playwright_calls() -> None:

@@ -1,17 +1,16 @@
 """``interact``'s select, upload, drag and wait: aimed here like the input actions, done by the
 extension's commands of the same purpose (``select``, ``upload``, ``drag``, ``wait_for``).
 
-An upload's files are read here, on the machine of the MCP server and the browser: the host checks
-them and sends their bytes to the extension in parts, and the page sets them on the input (why not
-CDP's DOM.setFileInputFiles: extension/lib/upload.js).
+An upload's files arrive as bytes, read by the client on its own machine
+(shotbridge.client.upload_files): the host reads no path a client names, since over a forwarded bus
+that path would be the laptop's. It sends the bytes to the extension in parts, and the page sets
+them on the input (why not CDP's DOM.setFileInputFiles: extension/lib/upload.js).
 """
 
 from __future__ import annotations
 
 import base64
-import mimetypes
 import secrets
-from pathlib import Path
 from typing import Any
 
 from shotbridge.host.screenshot import Link
@@ -87,8 +86,11 @@ def check(a: InteractArgs) -> None:
             'select needs values: option values or labels (an ARIA option\'s name), e.g. ["Kiwi"]; '
             "an integer is an option's index."
         )
-    if a.action == "upload" and not a.files:
-        raise _bad('upload needs files: absolute paths on this machine, e.g. ["/tmp/a.png"].')
+    if a.action == "upload" and not a.uploads:
+        raise _bad(
+            "upload needs files: the client reads them on its machine and sends their bytes "
+            '(MCP: files=["/tmp/a.png"]); the host reads no path.'
+        )
     if a.action == "drag" and not isinstance(a.to, DragTarget):
         raise _bad(
             'drag needs to: where it ends, {"selector": …}, {"label": n} or {"x": …, "y": …} '
@@ -118,42 +120,20 @@ async def select(
     return await _ask(link, "select", args.model_dump(exclude_unset=True), timeout)
 
 
-def _hidden(p: Path) -> bool:
-    # A page (or text in it) may ask an assistant to upload ~/.ssh/id_ed25519 or a .env file.
-    return any(part.startswith(".") and part not in (".", "..") for part in p.parts)
-
-
-def read_files(paths: list[str]) -> tuple[list[UploadFile], bytes]:
-    """The files named, checked, and their bytes one after the other."""
-    files: list[UploadFile] = []
-    data = bytearray()
-    for raw in paths:
-        p = Path(raw).expanduser()
-        if not p.is_absolute():
-            raise _bad(f"files: {raw!r} is not an absolute path.")
-        if not p.is_file():
-            raise _bad(f"files: {raw} does not exist or is not a file.")
-        if _hidden(p) or _hidden(p.resolve()):
-            raise _bad(
-                f"files: {raw} is a hidden file or lies in a hidden folder, where keys and "
-                "credentials live: copy it elsewhere to upload it."
-            )
-        try:
-            body = p.read_bytes()
-        except OSError as exc:
-            raise _bad(f"files: {raw} cannot be read ({exc.strerror}).") from None
-        data += body
-        if len(data) > MAX_UPLOAD_BYTES:
-            raise _bad(f"files: more than {MAX_UPLOAD_BYTES:,} bytes in all; upload fewer.")
-        mime = mimetypes.guess_type(p.name)[0] or "application/octet-stream"
-        files.append(UploadFile(name=p.name, mime=mime, size=len(body), path=str(p)))
-    return files, bytes(data)
+def _joined(a: InteractArgs) -> tuple[list[UploadFile], bytes]:
+    """The upload's files as the extension is told of them, and their bytes one after the other."""
+    uploads = a.uploads or []
+    data = b"".join(u.data for u in uploads)
+    if len(data) > MAX_UPLOAD_BYTES:
+        raise _bad(f"files: more than {MAX_UPLOAD_BYTES:,} bytes in all; upload fewer.")
+    files = [UploadFile(name=u.name, mime=u.mime, size=len(u.data), path=u.path) for u in uploads]
+    return files, data
 
 
 async def upload(
     link: Link, shots: ShotRegistry, a: InteractArgs, timeout: float
 ) -> InteractResult:
-    files, data = read_files(a.files or [])
+    files, data = _joined(a)
     upload_id = secrets.token_hex(8)
     parts = range(0, len(data), PART_BYTES)
     for index, at in enumerate(parts):

@@ -67,6 +67,15 @@ class DragTarget(Model):
         return self
 
 
+class UploadData(Model):
+    """One file of an upload, read by the client (shotbridge.client.upload_files)."""
+
+    name: str
+    mime: str
+    path: str  # where the client read it: the replay's setInputFiles names it
+    data: bytes
+
+
 class InteractArgs(Model):
     """Arguments of the bus command ``interact``."""
 
@@ -90,7 +99,8 @@ class InteractArgs(Model):
     to: Literal["top", "bottom"] | float | DragTarget | None = None
     # select: option values or labels (an ARIA option's name); an int is an option's index.
     values: list[str | int] | None = None
-    files: list[str] | None = None  # upload: absolute paths on this machine
+    # upload: the files as the client read them on its own machine (the host reads no path).
+    uploads: list[UploadData] | None = None
     # wait: until text / selector appears (gone: disappears), the URL matches url (a substring
     # or a glob with *), or the network is quiet; at most wait_ms.
     gone: bool = False

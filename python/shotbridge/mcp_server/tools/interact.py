@@ -18,10 +18,12 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ContentBlock, ToolAnnotations
 from pydantic import Field
 
+from shotbridge.client import upload_files
 from shotbridge.mcp_server import action_text, arg_errors, content, shots
 from shotbridge.mcp_server.failures import to_tool_error
 from shotbridge.mcp_server.ratelimit import Refusal, Ticket
 from shotbridge.mcp_server.state import NAVIGATE_TIMEOUT_MS, ServerState
+from shotbridge.wire.errors import CommandError
 from shotbridge.wire.extension import NavigateArgs
 from shotbridge.wire.interact import (
     CdpResult,
@@ -278,8 +280,13 @@ def _action_args(a: ToolArgs) -> dict[str, Any]:
     """What upload and wait pass on besides the shared fields."""
     out: dict[str, Any] = {}
     if a.files is not None:
-        # Relative to where the server runs; the host reads (and checks) them, this reads nothing.
-        out["files"] = [os.path.abspath(os.path.expanduser(f)) for f in a.files]
+        # Read here, where the server runs (relative to its folder): the host may be on another
+        # machine, and reads no path itself.
+        paths = [os.path.abspath(os.path.expanduser(f)) for f in a.files]
+        try:
+            out["uploads"] = upload_files.read_files(paths)
+        except CommandError as exc:
+            raise ToolError(exc.message) from None
     if a.action == "wait":
         out.update(
             gone=bool(a.gone), wait_ms=int((a.timeout if a.timeout is not None else 5) * 1000)
