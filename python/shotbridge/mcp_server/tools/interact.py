@@ -7,6 +7,7 @@ and labels to the page (its arguments and result: shotbridge.wire.interact).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Awaitable, Callable
@@ -16,7 +17,7 @@ from urllib.parse import urlsplit
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ContentBlock, ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from shotbridge.client import upload_files
 from shotbridge.mcp_server import action_text, arg_errors, content, shots
@@ -27,6 +28,7 @@ from shotbridge.wire.errors import CommandError
 from shotbridge.wire.extension import NavigateArgs
 from shotbridge.wire.interact import (
     CdpResult,
+    DragTarget,
     InteractArgs,
     InteractResult,
     Navigated,
@@ -262,6 +264,9 @@ def _input_args(state: ServerState, a: ToolArgs) -> InteractArgs:
             to = float(to)
         except ValueError:
             raise ToolError('to must be "top", "bottom" or a y offset in CSS px.') from None
+    if isinstance(to, dict):  # a drag's end, as its model when it is one (the host judges others)
+        with contextlib.suppress(ValidationError):
+            to = DragTarget.model_validate(to)
     given = a.model_dump(include=PASSED, exclude_none=True)
     if to is not None:
         given["to"] = to
