@@ -93,7 +93,8 @@ def test_nothing_without_the_prefix(served: tuple[str, LocalServer]) -> None:
     _, server = served
     for path in ("/", "/page.html", "/private/id_rsa", "/assets/app.js", "/.env"):
         assert get(server.origin + path) == (404, b""), path
-    wrong = server.prefix[:-2] + "x/"
+    last = server.prefix[-2]  # the prefix ends with "/": change the character before it
+    wrong = server.prefix[:-2] + ("y" if last == "x" else "x") + "/"
     assert get(server.origin + wrong + "page.html")[0] == 404
 
 
