@@ -150,6 +150,17 @@ async function awaitFirstPaint(ctx, tabId) {
   await callPage(tabId, 'firstPaint', { max_ms: ms }).catch(() => {});
 }
 
+/**
+ * A hidden document (its window covered by another or minimised; Chromium marks a fully covered
+ * window occluded) paints nothing until something asks for a frame, so it would never be "on
+ * screen". A 1-pixel CDP capture renders one; the next try's probe then sees its first paint.
+ * @param {import('./debugger.js').DebuggerHandle} dbg
+ */
+async function kickFrame(dbg) {
+  const clip = { x: 0, y: 0, width: 1, height: 1, scale: 1 };
+  await dbg.send('Page.captureScreenshot', { format: 'jpeg', quality: 1, clip }).catch(() => {});
+}
+
 /** Resume animations a probe paused, when the attempt ended before its second probe. @param {number} tabId */
 async function thawAll(tabId) {
   await callPageAll(tabId, 'thawAnimations', null, { allFrames: true }).catch(() => {});
@@ -491,7 +502,7 @@ async function cdpAttempt(ctx, tabId, active, a, timings, dbg, attempt) {
   if (!pre.painted) {
     // A new document: Chrome still shows the old one's pixels until it paints.
     if (attempt >= MAX_ATTEMPTS) throw refuse('the page had not painted');
-    await awaitFirstPaint(ctx, tabId);
+    await (pre.hidden ? kickFrame(dbg) : awaitFirstPaint(ctx, tabId));
     return null;
   }
   const plan = planClip(pre, metrics, a);
@@ -636,6 +647,8 @@ function cdpResult(a, tabId, plan, pre, post, shots, timings) {
 const VISIBLE_MIN_INTERVAL_MS = 550;
 const VISIBLE_MIN_AGE_MS = 1000;
 let lastVisibleAt = -Infinity;
+const HIDDEN_WINDOW = 'The tab\'s window is covered by another window or minimised, so Chrome shows no current ' +
+  'frame of it and a visible-area capture could be stale; no image was taken. Use method "cdp" (or "auto").';
 
 /**
  * A plain viewport capture of the active tab, with the quota free: the visible-tab path.
@@ -729,6 +742,9 @@ async function visibleShot(tabId, windowId, a, timings, why) {
     // captureVisibleTab reads the last frame the window showed, which can lag behind: a young
     // document may still be on screen as its predecessor. Only an established one is taken
     // this way (method "auto" then uses CDP, which renders a fresh frame).
+    // A covered or minimised window shows no current frame: the last one may predate any change
+    // since (a secret typed, a scroll). Only CDP renders this document as it is now.
+    if (pre.hidden) throw new ShotError(Code.CAPTURE_FAILED, HIDDEN_WINDOW);
     if (pre.paint_age_ms < VISIBLE_MIN_AGE_MS) {
       // "auto" tries CDP for a young page; when CDP is the path that failed (`why`), wait.
       if (a.method !== 'visible' && !why) throw new ShotError(Code.CAPTURE_FAILED, 'the page is too new for a visible-area capture');

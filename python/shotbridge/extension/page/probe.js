@@ -406,6 +406,7 @@
       // Chrome keeps showing the previous document until the new one first paints: an image
       // taken before that shows other pixels than these masks describe.
       painted: onScreen(),
+      hidden: document.visibilityState === 'hidden',
       frozen: frozen.length, // animations paused by this probe (freeze)
       // How long this document has been on screen (ms since its first paint; -1: not yet).
       paint_age_ms: first ? performance.now() - first.startTime : -1,
