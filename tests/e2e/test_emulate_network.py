@@ -28,6 +28,7 @@ import pytest
 from mcp.types import CallToolResult
 from PIL import Image
 
+from tests.e2e.http_json import send_json
 from tests.e2e.test_replay_app import CONFIG, ESM_CONFIG, statuses
 from tests.e2e.test_session import NODE_MODULES, _npx, run_node
 from tests.mcp_stdio import McpSession
@@ -48,25 +49,17 @@ class _Server(SimpleHTTPRequestHandler):
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
         if self.path.startswith("/api/opened"):
             self.opened.append(self.path.partition("?")[2])
-        self._json(200, {"ok": True})
+        send_json(self, 200, {"ok": True})
 
     def do_GET(self) -> None:
         if self.path == "/api/items":
-            return self._json(500, {"error": "database unavailable"})
+            return send_json(self, 500, {"error": "database unavailable"})
         if self.path == "/api/profile":
-            return self._json(200, {"name": "Ada", "token": TOKEN})
+            return send_json(self, 200, {"name": "Ada", "token": TOKEN})
         if self.path == "/api/dropped":  # no answer at all: the page's fetch rejects
             self.close_connection = True
             return None
         return super().do_GET()
-
-    def _json(self, status: int, value: Any) -> None:
-        out = json.dumps(value).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
 
     def log_message(self, format: str, *args: object) -> None:
         pass

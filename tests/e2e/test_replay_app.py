@@ -45,6 +45,7 @@ from shotbridge.generate import masks, playwright, report
 from shotbridge.generate.steps import Session, build_steps, dynamic_selectors, watched_pages
 
 from tests.e2e.conftest import start_browser
+from tests.e2e.http_json import send_json
 from tests.e2e.test_session import CONFIG, NODE_MODULES, run_node
 from tests.e2e.test_session import _npx as npx
 
@@ -90,24 +91,16 @@ def write_key(name: str, body: dict[str, Any]) -> str:
 
 def _handler(backend: Backend) -> type[SimpleHTTPRequestHandler]:
     class App(SimpleHTTPRequestHandler):
-        def _json(self, status: int, value: Any) -> None:
-            out = json.dumps(value).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(out)))
-            self.end_headers()
-            self.wfile.write(out)
-
         def do_GET(self) -> None:
             if self.path.startswith("/api/"):
                 with backend.lock:
-                    self._json(200, list(backend.lists.get(self.path[5:], [])))
+                    send_json(self, 200, list(backend.lists.get(self.path[5:], [])))
                 return
             super().do_GET()
 
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
-            self._json(201, backend.post(self.path.removeprefix("/api/"), body))
+            send_json(self, 201, backend.post(self.path.removeprefix("/api/"), body))
 
         def log_message(self, format: str, *args: object) -> None:
             pass

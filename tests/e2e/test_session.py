@@ -34,6 +34,7 @@ from shotbridge.generate import playwright, report
 from shotbridge.generate.steps import Session
 
 from tests.e2e.conftest import start_browser
+from tests.e2e.http_json import send_json
 from tests.mcp_stdio import McpSession
 
 pytestmark = pytest.mark.browser
@@ -60,12 +61,7 @@ class _App(SimpleHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         body = json.loads(self.rfile.read(length) or b"{}")
         title = str(body.get("title", ""))
-        out = json.dumps({"id": f"note-{title.lower()}", "title": title}).encode()
-        self.send_response(201)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
+        send_json(self, 201, {"id": f"note-{title.lower()}", "title": title})
 
     def log_message(self, format: str, *args: object) -> None:
         pass
