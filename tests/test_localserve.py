@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import http.client
 import os
+import socket
+import struct
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -287,3 +289,21 @@ def test_resolve_inside_never_leaves_the_folder_or_enters_a_dot_dir(
         assert found.is_relative_to(root) and found.is_file()
         assert not any(p.startswith(".") for p in found.parts)
         assert found.stat().st_nlink == 1
+
+
+def test_a_client_that_leaves_mid_transfer_prints_no_traceback(
+    site: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    # A browser navigating away mid-load closes its socket; the user's terminal stays quiet.
+    (site / "assets" / "big.js").write_bytes(b"/*" + b"x" * 8_000_000 + b"*/")
+    with LocalServer(site / "page.html") as url:
+        parts = urlsplit(url.rsplit("/", 1)[0] + "/assets/big.js")
+        with socket.create_connection((parts.hostname or "", parts.port or 0)) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            sock.sendall(
+                f"GET {parts.path} HTTP/1.1\r\nHost: x\r\nSec-Fetch-Dest: script\r\n\r\n".encode()
+            )
+            assert sock.recv(64).startswith(b"HTTP/1.0 200")
+        # The server keeps serving after the reset, and said nothing about it.
+        assert get(url, dest="document")[0] == 200
+    assert "Traceback" not in capfd.readouterr().err

@@ -34,6 +34,7 @@ import mimetypes
 import os
 import secrets
 import stat
+import sys
 import threading
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -200,6 +201,13 @@ class _Server(ThreadingHTTPServer):
         self.root = page.parent
         self.prefix = prefix
         super().__init__(("127.0.0.1", 0), _Handler)
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        # A browser that navigates away mid-transfer closes its socket: that is not an error
+        # worth a traceback on the user's terminal.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)  # type: ignore[arg-type]
 
 
 class LocalServer:

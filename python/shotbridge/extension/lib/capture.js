@@ -199,6 +199,8 @@ const HEADLESS = typeof navigator !== 'undefined' && /\bHeadlessChrome\//.test(n
 /** Tabs whose last probe, at the URL kept here, found secrets to watch (headless: CDP takes them). */
 /** @type {Map<number, string>} */
 const watchedPages = new Map();
+// A closed tab's entry would stay for the life of the service worker.
+globalThis.chrome?.tabs?.onRemoved?.addListener((tabId) => watchedPages.delete(tabId));
 
 /**
  * @param {number} tabId
