@@ -10,6 +10,7 @@ import { pageRules } from './secret-rules.js';
 export const PAGE_LIB_VERSION = chrome.runtime.getManifest().version;
 const PAGE_FILES = [
   'page/lib.js',
+  'page/memo.js',
   'page/secrets.js',
   'page/reading-order.js',
   'page/a11y.js',

@@ -73,17 +73,7 @@
    * @param {'::before' | '::after'} pseudo
    */
   function generated(el, pseudo) {
-    const cache = L.pseudoCache;
-    const key = pseudo === '::before' ? 0 : 1;
-    const hit = cache && cache.get(el);
-    if (hit && hit[key] !== undefined) return hit[key];
-    const text = pseudoText(el, pseudo);
-    if (cache) {
-      const entry = hit || [undefined, undefined];
-      entry[key] = text;
-      cache.set(el, entry);
-    }
-    return text;
+    return L.remember(pseudo, el, () => pseudoText(el, pseudo));
   }
 
   /** @param {Element} el @param {'::before' | '::after'} pseudo */
@@ -160,6 +150,14 @@
    * @param {string} [role] precomputed L.role(el)
    */
   L.accessibleName = (el, role = L.role(el)) => {
+    const byRole = L.remember('name', el, () => new Map());
+    let name = byRole.get(role);
+    if (name === undefined) byRole.set(role, (name = nameOf(el, role)));
+    return name;
+  };
+
+  /** @param {Element} el @param {string} role */
+  function nameOf(el, role) {
     const root = /** @type {Document | ShadowRoot} */ (el.getRootNode());
     const labelledby = (el.getAttribute('aria-labelledby') || '').trim();
     if (labelledby) {
@@ -215,7 +213,7 @@
     if (title) return title;
     if (tag === 'video' || tag === 'audio') return L.clean(el.getAttribute('src')?.split('/').pop() || tag);
     return '';
-  };
+  }
 
   // What people can act on. Roles that make an element a control on their own.
   const CONTROL_ROLES = ['button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox',

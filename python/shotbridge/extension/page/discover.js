@@ -273,6 +273,11 @@
   }
 
   /**
+   * @typedef {{el: Element, rect: DOMRect, role: string, proxy: Element | null}} Seen
+   * @typedef {{el: Element, role: string, by: Element}} Hidden
+   */
+
+  /**
    * The candidates a user can see (a hidden toggle through the label drawn in its place), and the
    * controls covered by something else.
    * @param {Element[]} candidates
@@ -282,42 +287,75 @@
    * @param {boolean} [hitTests] false: skip the covered check (reads that want names, not reachability)
    */
   function visibleOnes(candidates, target, includeOffscreen, viewportRect, hitTests = true) {
-    /** @type {{el: Element, rect: DOMRect, role: string, proxy: Element | null}[]} */
-    const kept = [];
-    /** @type {{el: Element, role: string, by: Element}[]} */
-    const hidden = [];
     const proxied = new Set();
+    /** @type {{seen: Seen, test: boolean}[]} */
+    const shown = [];
     for (const el of candidates) {
-      let rect = el.getBoundingClientRect();
-      /** @type {Element | null} */
-      let proxy = null;
-      const sink = typingSink(el, rect);
-      if ((sink || hiddenToggle(el, rect)) && target !== 'custom') {
-        const p = sink ? drawnAround(el, rect) : proxyOf(el, rect);
-        if (!p || proxied.has(p.el)) continue;
-        proxy = p.el;
-        if (p.el) proxied.add(p.el);
-        rect = p.rect;
-      } else if (!L.isVisible(el, rect)) {
-        continue;
-      }
-      const onScreen = L.overlapArea(rect, viewportRect) > 0;
+      const seen = seenAs(el, target, proxied);
+      if (!seen) continue;
+      const onScreen = L.overlapArea(seen.rect, viewportRect) > 0;
       if (!onScreen && !includeOffscreen) continue;
-      const role = L.role(el);
-      if (target === 'all_visible' && !(hasOwnText(el) || CONTENT_ROLES.has(role) || L.isInteractive(el))) {
+      if (target === 'all_visible' && !(hasOwnText(el) || CONTENT_ROLES.has(seen.role) || L.isInteractive(el))) {
         continue;
       }
-      if (onScreen && hitTests) {
-        const by = coveredBy(proxy || el, rect, proxy ? [el] : []);
-        if (by) {
-          if (target !== 'all_visible' || L.isInteractive(el)) hidden.push({ el, role, by });
-          continue;
-        }
-      }
-      kept.push({ el, rect, role, proxy });
+      shown.push({ seen, test: onScreen && hitTests });
+    }
+    const cover = hitTests ? covers(shown, proxied) : new Map();
+    /** @type {Seen[]} */
+    const kept = [];
+    /** @type {Hidden[]} */
+    const hidden = [];
+    for (const { seen } of shown) {
+      const by = cover.get(seen);
+      if (by === undefined || by === null) kept.push(seen);
+      else if (by && (target !== 'all_visible' || L.isInteractive(seen.el))) hidden.push({ el: seen.el, role: seen.role, by });
     }
     // A label that stands in for its hidden control is not listed again as a text or pointer target.
     return { kept: withoutRows(kept.filter((k) => !proxied.has(k.el))), hidden };
+  }
+
+  /**
+   * How a candidate is seen: itself when visible, or through the element drawn for it (a hidden
+   * toggle's label, a typing sink's widget); null when neither is visible or the stand-in is taken.
+   * @param {Element} el
+   * @param {string} target
+   * @param {Set<Element | null>} proxied stand-ins used so far (added to)
+   * @returns {Seen | null}
+   */
+  function seenAs(el, target, proxied) {
+    const rect = el.getBoundingClientRect();
+    const sink = typingSink(el, rect);
+    if ((sink || hiddenToggle(el, rect)) && target !== 'custom') {
+      const p = sink ? drawnAround(el, rect) : proxyOf(el, rect);
+      if (!p || proxied.has(p.el)) return null;
+      if (p.el) proxied.add(p.el);
+      return { el, rect: p.rect, role: L.role(el), proxy: p.el };
+    }
+    return L.isVisible(el, rect) ? { el, rect, role: L.role(el), proxy: null } : null;
+  }
+
+  /**
+   * What covers each shown candidate that is hit-tested (null: nothing; false: not tested, it
+   * is dropped anyway). Hit tests cost ~0.2 ms each on a grid of positioned cells, so a row
+   * holding a listed toggle is not tested: withoutRows drops it, the toggle is the control.
+   * @param {{seen: Seen, test: boolean}[]} shown
+   * @param {Set<Element | null>} proxied
+   * @returns {Map<Seen, Element | null | false>}
+   */
+  function covers(shown, proxied) {
+    /** @type {Map<Seen, Element | null | false>} */
+    const out = new Map();
+    const test = (/** @type {Seen} */ s) => out.set(s, coveredBy(s.proxy || s.el, s.rect, s.proxy ? [s.el] : []));
+    for (const { seen, test: t } of shown) if (t && seen.role !== 'row') test(seen);
+    const toggles = shown
+      .map(({ seen }) => seen)
+      .filter((s) => TOGGLES.has(s.role) && !out.get(s) && !proxied.has(s.el));
+    for (const { seen, test: t } of shown) {
+      if (!t || seen.role !== 'row') continue;
+      if (toggles.some((k) => L.composedContains(seen.el, k.el))) out.set(seen, false);
+      else test(seen);
+    }
+    return out;
   }
 
   const TOGGLES = new Set(['checkbox', 'radio', 'switch']);
@@ -399,15 +437,9 @@
     const target = args.target || 'interactive';
     // Closed shadow roots too: chrome.dom.openOrClosedShadowRoot lets the extension see them.
     const roots = L.allRoots(document, true);
-    if (L.resetLocatorCache) L.resetLocatorCache();
-    // Pseudo-element text, read once per element for this call's names (styles do not change
-    // during it; later calls read afresh).
-    L.pseudoCache = new WeakMap();
-    try {
-      return discoverIn(args, target, roots);
-    } finally {
-      L.pseudoCache = null;
-    }
+    // Names, roles and selector matches are read once per element for this call (the page cannot
+    // change during it; later calls read afresh).
+    return L.withMemo(() => discoverIn(args, target, roots));
   };
 
   /**

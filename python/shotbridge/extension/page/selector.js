@@ -16,12 +16,28 @@
    * @param {Element} el
    */
   function matchesOnly(root, sel, el) {
+    return onlyMatch(root, sel) === el;
+  }
+
+  /**
+   * The one element `sel` matches in `root`, or null (none, several, invalid CSS). Selectors
+   * repeat across the elements of one discover (a row's anchor under each of its cells).
+   * @param {Document | ShadowRoot} root
+   * @param {string} sel
+   * @returns {Element | null}
+   */
+  function onlyMatch(root, sel) {
+    const seen = L.remember('onlyMatch', root, () => new Map());
+    let only = seen.get(sel);
+    if (only !== undefined) return only;
     try {
       const found = root.querySelectorAll(sel);
-      return found.length === 1 && found[0] === el;
+      only = found.length === 1 ? found[0] : null;
     } catch {
-      return false;
+      only = null;
     }
+    seen.set(sel, only);
+    return only;
   }
 
   /**
@@ -72,6 +88,11 @@
 
   /** Stable, self-describing selectors for `el` alone (uniqueness not checked). @param {Element} el */
   function ownCandidates(el) {
+    return L.remember('ownCandidates', el, () => candidatesOf(el));
+  }
+
+  /** @param {Element} el */
+  function candidatesOf(el) {
     const tag = esc(el.localName);
     /** @type {string[]} */
     const out = [];
@@ -123,7 +144,7 @@
     // Under a named ancestor: "#settings button[aria-label=Close]", then "... > tag:nth-of-type".
     const steps = [positional(el)];
     for (let n = el.parentElement; n; n = n.parentElement) {
-      const anchors = ownCandidates(n).filter((c) => matchesOnly(root, c, n)).slice(0, 2);
+      const anchors = anchorsOf(n, root);
       for (const a of anchors) {
         for (const c of own) if (ok(`${a} ${c}`)) return `${a} ${c}`;
         const path = `${a} > ${steps.join(' > ')}`;
@@ -136,6 +157,21 @@
     const rooted = root instanceof Document ? `html > ${full.replace(/^html > /, '')}` : full;
     if (ok(full)) return full;
     return ok(rooted) ? rooted : full;
+  }
+
+  /**
+   * The first two of `n`'s own selectors that name it alone in `root` (cells of one row share it).
+   * @param {Element} n
+   * @param {Document | ShadowRoot} root
+   */
+  function anchorsOf(n, root) {
+    return L.remember('anchors', n, () => {
+      const out = [];
+      for (const c of ownCandidates(n)) {
+        if (matchesOnly(root, c, n) && out.push(c) === 2) break;
+      }
+      return out;
+    });
   }
 
   /** Open and closed shadow roots up from `el` (innermost last). @param {Element} el */
@@ -177,24 +213,43 @@
 
   /** Elements under `scope` (its light subtree and every open shadow root below). @param {Element | Document} scope */
   function deepUnder(scope, /** @type {string} */ sel) {
-    /** @type {Element[]} */
-    const out = [];
-    try {
+    const seen = L.remember('deepUnder', scope, () => new Map());
+    let found = seen.get(sel);
+    if (!found) seen.set(sel, (found = deepQuery(openRootsUnder(scope), sel)));
+    return found;
+  }
+
+  /** `scope`, its open shadow root and every open shadow root below. @param {Element | Document} scope */
+  function openRootsUnder(scope) {
+    return L.remember('openRoots', scope, () => {
       /** @type {(Document | Element | ShadowRoot)[]} */
       const roots = [scope];
       if (scope instanceof Element && scope.shadowRoot) roots.push(scope.shadowRoot);
       for (let i = 0; i < roots.length; i++) {
         for (const e of roots[i].querySelectorAll('*')) if (e.shadowRoot) roots.push(e.shadowRoot);
       }
+      return roots;
+    });
+  }
+
+  /** @param {(Document | Element | ShadowRoot)[]} roots @param {string} sel @returns {Element[]} */
+  function deepQuery(roots, sel) {
+    /** @type {Element[]} */
+    const out = [];
+    try {
       for (const r of roots) for (const e of r.querySelectorAll(sel)) out.push(e);
     } catch {
       return [];
     }
-    return [...new Set(out)];
+    return roots.length > 1 ? [...new Set(out)] : out;
   }
 
   /** Hidden for Playwright's role/label queries: not rendered or aria-hidden. */
   function pwHidden(/** @type {Element} */ el) {
+    return L.remember('pwHidden', el, () => pwHiddenNow(el));
+  }
+
+  function pwHiddenNow(/** @type {Element} */ el) {
     for (let n = /** @type {Element | null} */ (el); n; n = L.composedParent(n)) {
       if (n.getAttribute('aria-hidden') === 'true') return true;
     }
@@ -206,16 +261,27 @@
   const PW_ROLES = new Set(['button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox',
     'menuitemradio', 'option', 'combobox', 'textbox', 'searchbox', 'slider', 'spinbutton', 'treeitem', 'heading']);
 
-  /** @type {{all: Element[]} | null} */
-  let pageCache = null;
-  /** Every element on the page (open shadow roots included), cached for one discover call. */
-  function allElements() {
-    if (!pageCache) pageCache = { all: deepUnder(document, '*') };
-    return pageCache.all;
+  /** Every element on the page (open shadow roots included). */
+  const allElements = () => deepUnder(document, '*');
+
+  /** The page's elements of `role`, in document order. @param {string} role */
+  function withRole(role) {
+    const index = L.remember('roles', document, () => {
+      /** @type {Map<string, Element[]>} */
+      const byRole = new Map();
+      for (const e of allElements()) {
+        const r = L.role(e);
+        const list = byRole.get(r);
+        if (list) list.push(e);
+        else byRole.set(r, [e]);
+      }
+      return byRole;
+    });
+    return index.get(role) || [];
   }
-  L.resetLocatorCache = () => {
-    pageCache = null;
-  };
+
+  /** The page's form fields (what getByLabel looks among), in document order. */
+  const fields = () => L.remember('fields', document, () => allElements().filter((e) => /^(input|textarea|select)$/.test(e.localName)));
 
   /**
    * A Playwright locator string for `el` that matches only it, or '' (closed shadow roots are
@@ -232,13 +298,11 @@
     // Implicit roles only from native elements Playwright maps the same way (not contenteditable).
     const roleKnown = el.hasAttribute('role') || /^(button|a|input|select|textarea|h[1-6]|option)$/.test(el.localName);
     if (name && PW_ROLES.has(role) && roleKnown && !isPassword) {
-      const same = allElements().filter((e) => L.role(e) === role && !pwHidden(e) && L.accessibleName(e, role) === name);
+      const same = withRole(role).filter((e) => !pwHidden(e) && L.accessibleName(e, role) === name);
       if (same.length === 1 && same[0] === el) return `getByRole(${js(role)}, { name: ${js(name)}, exact: true })`;
     }
     if (name && /^(input|textarea|select)$/.test(el.localName)) {
-      const same = allElements().filter(
-        (e) => /^(input|textarea|select)$/.test(e.localName) && !pwHidden(e) && L.accessibleName(e) === name,
-      );
+      const same = fields().filter((e) => !pwHidden(e) && L.accessibleName(e) === name);
       if (same.length === 1 && same[0] === el && (/** @type {any} */ (el).labels?.length || el.hasAttribute('aria-label'))) {
         return `getByLabel(${js(name)}, { exact: true })`;
       }
