@@ -108,20 +108,35 @@ async function discoverOnce(cdp, contexts) {
   return { ms: frames.reduce((s, f) => s + f.ms, 0), frames };
 }
 
-/** Self time per function over a profile, top `n`. */
-function topSelf(profile, n) {
+/** Self and total (inclusive) time per function over a profile, top `n` of each. */
+function topTimes(profile, n) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map();
+  for (const node of profile.nodes) for (const c of node.children || []) parent.set(c, node.id);
+  const keyOf = (node) => {
+    const cf = node.callFrame;
+    return `${cf.functionName || '(anonymous)'} ${cf.url ? `${path.basename(cf.url)}:${cf.lineNumber + 1}` : ''}`.trim();
+  };
   const self = new Map();
-  const dt = profile.timeDeltas;
+  const total = new Map();
+  const add = (map, key, ms) => map.set(key, (map.get(key) || 0) + ms);
+  let sum = 0;
   for (let i = 0; i < profile.samples.length; i++) {
     const node = byId.get(profile.samples[i]);
-    const cf = node.callFrame;
-    if (cf.functionName === '(idle)' || cf.functionName === '(program)') continue;
-    const key = `${cf.functionName || '(anonymous)'} ${cf.url ? `${path.basename(cf.url)}:${cf.lineNumber + 1}` : ''}`.trim();
-    self.set(key, (self.get(key) || 0) + (dt[i] || 0) / 1000);
+    const name = node.callFrame.functionName;
+    if (name === '(idle)' || name === '(program)') continue;
+    const ms = (profile.timeDeltas[i] || 0) / 1000;
+    sum += ms;
+    add(self, keyOf(node), ms);
+    const seen = new Set();
+    for (let id = node.id; id !== undefined; id = parent.get(id)) {
+      const key = keyOf(byId.get(id));
+      if (!seen.has(key)) add(total, key, ms);
+      seen.add(key);
+    }
   }
-  const total = [...self.values()].reduce((a, b) => a + b, 0);
-  return { total, top: [...self].sort((a, b) => b[1] - a[1]).slice(0, n) };
+  const top = (map) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n);
+  return { total: sum, self: top(self), inclusive: top(total) };
 }
 
 async function profileRuns(cdp, contexts, runs) {
@@ -131,7 +146,7 @@ async function profileRuns(cdp, contexts, runs) {
   for (let i = 0; i < runs; i++) await discoverOnce(cdp, contexts);
   const { profile } = await cdp.send('Profiler.stop');
   await cdp.send('Profiler.disable');
-  return topSelf(profile, 15);
+  return topTimes(profile, 30);
 }
 
 async function benchPage(browser, url, lib) {
@@ -169,8 +184,12 @@ function report(results) {
   }
   for (const [name, r] of results) {
     if (!r.profile) continue;
-    lines.push('', `${name}: top self time over ${RUNS} runs (${r.profile.total.toFixed(0)} ms sampled)`, '');
-    for (const [fn, ms] of r.profile.top) lines.push(`  ${(ms / RUNS).toFixed(2).padStart(7)} ms/run  ${fn}`);
+    lines.push('', `${name}: ${r.profile.total.toFixed(0)} ms sampled over ${RUNS} runs; ms per run, self | total (inclusive)`, '');
+    for (let i = 0; i < r.profile.self.length; i++) {
+      const [sf, sms] = r.profile.self[i];
+      const [tf, tms] = r.profile.inclusive[i] || ['', 0];
+      lines.push(`  ${(sms / RUNS).toFixed(2).padStart(6)}  ${sf.padEnd(40)} | ${(tms / RUNS).toFixed(2).padStart(6)}  ${tf}`);
+    }
   }
   return lines.join('\n');
 }

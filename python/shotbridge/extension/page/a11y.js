@@ -242,12 +242,15 @@
     return L.pointerStarts(el);
   };
 
+  /** Computed cursor, read once per element in a call (candidates ask for each parent again). */
+  const cursorOf = (/** @type {Element} */ el) => L.remember('cursor', el, () => getComputedStyle(el).cursor);
+
   /** `cursor: pointer` set on this element, not inherited from its parent. @param {Element} el */
   L.pointerStarts = (el) => {
     if (!(el instanceof HTMLElement) && !(el instanceof SVGElement)) return false;
-    if (getComputedStyle(el).cursor !== 'pointer') return false;
+    if (cursorOf(el) !== 'pointer') return false;
     const parent = L.composedParent(el);
-    if (parent && getComputedStyle(parent).cursor === 'pointer') return false;
+    if (parent && cursorOf(parent) === 'pointer') return false;
     // Inside a native control (span in a button): the control is the target.
     if (parent && parent.closest && parent.closest('a[href], button, label, summary, [role="button"], [role="link"]')) return false;
     return true;

@@ -437,9 +437,9 @@
     const target = args.target || 'interactive';
     // Closed shadow roots too: chrome.dom.openOrClosedShadowRoot lets the extension see them.
     const roots = L.allRoots(document, true);
-    // Names, roles and selector matches are read once per element for this call (the page cannot
-    // change during it; later calls read afresh).
-    return L.withMemo(() => discoverIn(args, target, roots));
+    // Names and roles are read once per element for this call (the page cannot change during
+    // it); selectors are kept until the DOM changes (page/memo.js).
+    return L.withDomMemo(roots, () => discoverIn(args, target, roots));
   };
 
   /**

@@ -27,7 +27,7 @@
    * @returns {Element | null}
    */
   function onlyMatch(root, sel) {
-    const seen = L.remember('onlyMatch', root, () => new Map());
+    const seen = L.rememberDom('onlyMatch', root, () => new Map());
     let only = seen.get(sel);
     if (only !== undefined) return only;
     try {
@@ -88,7 +88,7 @@
 
   /** Stable, self-describing selectors for `el` alone (uniqueness not checked). @param {Element} el */
   function ownCandidates(el) {
-    return L.remember('ownCandidates', el, () => candidatesOf(el));
+    return L.rememberDom('ownCandidates', el, () => candidatesOf(el));
   }
 
   /** @param {Element} el */
@@ -165,7 +165,7 @@
    * @param {Document | ShadowRoot} root
    */
   function anchorsOf(n, root) {
-    return L.remember('anchors', n, () => {
+    return L.rememberDom('anchors', n, () => {
       const out = [];
       for (const c of ownCandidates(n)) {
         if (matchesOnly(root, c, n) && out.push(c) === 2) break;
@@ -196,11 +196,14 @@
    * @param {Element} el
    * @returns {{selector: string, shadow_selector: string}}
    */
-  L.selectors = (el) => {
+  L.selectors = (el) => L.rememberDom('selectors', el, () => selectorsOf(el));
+
+  /** @param {Element} el */
+  function selectorsOf(el) {
     const hs = hosts(el);
     if (!hs.length) return { selector: localSelector(el), shadow_selector: '' };
     return { selector: '', shadow_selector: [...hs.map((h) => localSelector(h)), localSelector(el)].join(' >>> ') };
-  };
+  }
 
   /** Back-compatible: the CSS selector, or the ">>>" path inside shadow roots. @param {Element} el */
   L.uniqueSelector = (el) => {
@@ -213,7 +216,7 @@
 
   /** Elements under `scope` (its light subtree and every open shadow root below). @param {Element | Document} scope */
   function deepUnder(scope, /** @type {string} */ sel) {
-    const seen = L.remember('deepUnder', scope, () => new Map());
+    const seen = L.rememberDom('deepUnder', scope, () => new Map());
     let found = seen.get(sel);
     if (!found) seen.set(sel, (found = deepQuery(openRootsUnder(scope), sel)));
     return found;
@@ -221,7 +224,7 @@
 
   /** `scope`, its open shadow root and every open shadow root below. @param {Element | Document} scope */
   function openRootsUnder(scope) {
-    return L.remember('openRoots', scope, () => {
+    return L.rememberDom('openRoots', scope, () => {
       /** @type {(Document | Element | ShadowRoot)[]} */
       const roots = [scope];
       if (scope instanceof Element && scope.shadowRoot) roots.push(scope.shadowRoot);
@@ -281,7 +284,7 @@
   }
 
   /** The page's form fields (what getByLabel looks among), in document order. */
-  const fields = () => L.remember('fields', document, () => allElements().filter((e) => /^(input|textarea|select)$/.test(e.localName)));
+  const fields = () => L.rememberDom('fields', document, () => allElements().filter((e) => /^(input|textarea|select)$/.test(e.localName)));
 
   /**
    * A Playwright locator string for `el` that matches only it, or '' (closed shadow roots are
@@ -307,14 +310,26 @@
         return `getByLabel(${js(name)}, { exact: true })`;
       }
     }
-    // CSS: Playwright's CSS pierces open shadow roots, so uniqueness is counted across them.
+    const bySelector = L.rememberDom('cssLocator', el, () => new Map());
+    let css = bySelector.get(info.selector);
+    if (css === undefined) bySelector.set(info.selector, (css = cssLocator(el, info.selector)));
+    return css;
+  };
+
+  /**
+   * A `locator(css)` (or host-chained) Playwright locator for `el`, or ''. Playwright's CSS
+   * pierces open shadow roots, so uniqueness is counted across them.
+   * @param {Element} el
+   * @param {string} selector its plain CSS selector ('' inside shadow roots)
+   */
+  function cssLocator(el, selector) {
     const deepUnique = (/** @type {string} */ sel) => {
       const found = deepUnder(document, sel);
       return found.length === 1 && found[0] === el;
     };
     const hs = hosts(el);
     if (!hs.length) {
-      const css = deepUnique(info.selector) ? info.selector : localSelector(el, deepUnique);
+      const css = deepUnique(selector) ? selector : localSelector(el, deepUnique);
       return deepUnique(css) ? `locator(${js(css)})` : '';
     }
     const inner = localSelector(el, deepUnique);
@@ -327,7 +342,7 @@
       return `locator(${js(hostCss)}).locator(${js(localSelector(el))})`;
     }
     return '';
-  };
+  }
 
   /**
    * Elements matching `selector` (">>>" pierces shadow roots, closed ones too where allowed).
