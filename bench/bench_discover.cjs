@@ -4,6 +4,7 @@
 // page around `discover` (what holds the page's main thread, and so delays Chrome's capture).
 //
 //     node bench/bench_discover.cjs [--runs 30] [--pages grid,dashboard] [--profile] [--out FILE]
+//                                   [--extension DIR]
 //
 // Uses the Playwright pinned in bench/playwright-mcp (`npm ci` there first) only to launch Debian's
 // Chromium at 1920×1080 and open a CDP session; bench/pages/ needs `npm ci` too.
@@ -17,12 +18,17 @@ const { createRequire } = require('module');
 
 const REPO = path.resolve(__dirname, '..');
 const { chromium } = createRequire(path.join(REPO, 'bench/playwright-mcp/package.json'))('playwright');
-const EXT = path.join(REPO, 'python/shotbridge/extension');
 const PAGES_DIR = path.join(REPO, 'bench/pages');
 const CHROMIUM = '/usr/bin/chromium';
 const CORPUS = ['dashboard', 'article', 'grid', 'components', 'frames', 'motion'];
-// host/screenshot.py `_discover_args` for an annotated capture, plus what lib/frames.js adds.
-const ARGS = { target: 'interactive', max: 50, include_offscreen: false, text_rects: true, frames: true };
+// What the host asks for, plus what lib/frames.js adds (frames: true).
+const KINDS = {
+  // host/screenshot.py `_discover_args`: the labels of an annotated capture (observe, --annotate)
+  annotated: { target: 'interactive', max: 50, include_offscreen: false, text_rects: true, frames: true },
+  // host/after_capture.py `_discover`: the read after every kept capture (diff memory, recorder);
+  // the next call waits for it in the page
+  'after capture': { target: 'all_visible', max: 100, covered: false, frames: true },
+};
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
@@ -32,6 +38,8 @@ const RUNS = Number(arg('--runs', 30));
 const PAGES = arg('--pages', CORPUS.join(',')).split(',');
 const PROFILE = process.argv.includes('--profile');
 const OUT = arg('--out', '');
+// Another build of the extension (e.g. `git archive` of an older commit) to compare with.
+const EXT = path.resolve(arg('--extension', path.join(REPO, 'python/shotbridge/extension')));
 
 const pct = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -98,13 +106,13 @@ async function evaluate(cdp, contextId, expression) {
   return r.result.value;
 }
 
-const CALL = `(() => { const t = performance.now(); const v = globalThis.__shotbridge.discover(${JSON.stringify(ARGS)});
+const call = (args) => `(() => { const t = performance.now(); const v = globalThis.__shotbridge.discover(${JSON.stringify(args)});
   return { ms: performance.now() - t, elements: v.elements.length, total: v.total_found, texts: (v.text_rects || []).length }; })()`;
 
-/** One annotated capture's discovery: every frame in turn (they share one main thread). */
-async function discoverOnce(cdp, contexts) {
+/** One discover as the extension runs it: every frame in turn (they share one main thread). */
+async function discoverOnce(cdp, contexts, args) {
   const frames = [];
-  for (const id of contexts) frames.push(await evaluate(cdp, id, CALL));
+  for (const id of contexts) frames.push(await evaluate(cdp, id, call(args)));
   return { ms: frames.reduce((s, f) => s + f.ms, 0), frames };
 }
 
@@ -139,11 +147,11 @@ function topTimes(profile, n) {
   return { total: sum, self: top(self), inclusive: top(total) };
 }
 
-async function profileRuns(cdp, contexts, runs) {
+async function profileRuns(cdp, contexts, runs, args) {
   await cdp.send('Profiler.enable');
   await cdp.send('Profiler.setSamplingInterval', { interval: 50 });
   await cdp.send('Profiler.start');
-  for (let i = 0; i < runs; i++) await discoverOnce(cdp, contexts);
+  for (let i = 0; i < runs; i++) await discoverOnce(cdp, contexts, args);
   const { profile } = await cdp.send('Profiler.stop');
   await cdp.send('Profiler.disable');
   return topTimes(profile, 30);
@@ -156,15 +164,19 @@ async function benchPage(browser, url, lib) {
     await page.waitForTimeout(1500); // as bench_mcp.py: the page settles (grids render, fonts load)
     const cdp = await page.context().newCDPSession(page);
     const contexts = await injectAll(cdp, lib);
-    for (let i = 0; i < 3; i++) await discoverOnce(cdp, contexts);
-    const times = [];
-    let last;
-    for (let i = 0; i < RUNS; i++) {
-      last = await discoverOnce(cdp, contexts);
-      times.push(last.ms);
+    const out = {};
+    for (const [kind, args] of Object.entries(KINDS)) {
+      for (let i = 0; i < 3; i++) await discoverOnce(cdp, contexts, args);
+      const times = [];
+      let last;
+      for (let i = 0; i < RUNS; i++) {
+        last = await discoverOnce(cdp, contexts, args);
+        times.push(last.ms);
+      }
+      const profile = PROFILE ? await profileRuns(cdp, contexts, RUNS, args) : null;
+      out[kind] = { p50: pct(times, 0.5), p95: pct(times, 0.95), frames: last.frames, profile };
     }
-    const profile = PROFILE ? await profileRuns(cdp, contexts, RUNS) : null;
-    return { p50: pct(times, 0.5), p95: pct(times, 0.95), frames: last.frames, profile };
+    return out;
   } finally {
     await page.close();
   }
@@ -172,23 +184,25 @@ async function benchPage(browser, url, lib) {
 
 function report(results) {
   const lines = [
-    `Discover in the page, ${RUNS} runs per page after 3 warm-ups, at 1920×1080 (ms, summed over the page's frames):`,
+    `Discover in the page, ${RUNS} runs per page and kind after 3 warm-ups, at 1920×1080 (ms, summed over the page's frames):`,
     '',
-    '| page | p50 ms | p95 ms | frames | labels (of found) | text rects |',
+    '| page | annotated p50 / p95 | labels (of found) | text rects | after capture p50 / p95 | elements (of found) |',
     '|---|---:|---:|---:|---:|---:|',
   ];
-  for (const [name, r] of results) {
-    const labels = r.frames.map((f) => `${f.elements} of ${f.total}`).join(' + ');
-    const texts = r.frames.reduce((s, f) => s + f.texts, 0);
-    lines.push(`| ${name} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.frames.length} | ${labels} | ${texts} |`);
+  const counts = (r) => r.frames.map((f) => `${f.elements} of ${f.total}`).join(' + ');
+  for (const [name, { annotated: a, 'after capture': c }] of results) {
+    const texts = a.frames.reduce((s, f) => s + f.texts, 0);
+    lines.push(`| ${name} | ${a.p50.toFixed(1)} / ${a.p95.toFixed(1)} | ${counts(a)} | ${texts} | ${c.p50.toFixed(1)} / ${c.p95.toFixed(1)} | ${counts(c)} |`);
   }
-  for (const [name, r] of results) {
-    if (!r.profile) continue;
-    lines.push('', `${name}: ${r.profile.total.toFixed(0)} ms sampled over ${RUNS} runs; ms per run, self | total (inclusive)`, '');
-    for (let i = 0; i < r.profile.self.length; i++) {
-      const [sf, sms] = r.profile.self[i];
-      const [tf, tms] = r.profile.inclusive[i] || ['', 0];
-      lines.push(`  ${(sms / RUNS).toFixed(2).padStart(6)}  ${sf.padEnd(40)} | ${(tms / RUNS).toFixed(2).padStart(6)}  ${tf}`);
+  for (const [name, kinds] of results) {
+    for (const [kind, r] of Object.entries(kinds)) {
+      if (!r.profile) continue;
+      lines.push('', `${name}, ${kind}: ${r.profile.total.toFixed(0)} ms sampled over ${RUNS} runs; ms per run, self | total (inclusive)`, '');
+      for (let i = 0; i < r.profile.self.length; i++) {
+        const [sf, sms] = r.profile.self[i];
+        const [tf, tms] = r.profile.inclusive[i] || ['', 0];
+        lines.push(`  ${(sms / RUNS).toFixed(2).padStart(6)}  ${sf.padEnd(40)} | ${(tms / RUNS).toFixed(2).padStart(6)}  ${tf}`);
+      }
     }
   }
   return lines.join('\n');

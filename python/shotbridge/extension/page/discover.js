@@ -21,9 +21,14 @@
 
   /** @param {Element} el has a non-blank text node child (its "own" text) */
   function hasOwnText(el) {
-    for (const n of el.childNodes) if (n.nodeType === 3 && /\S/.test(n.nodeValue || '')) return true;
-    return false;
+    return L.rememberDom('ownText', el, () => {
+      for (let n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 3 && /\S/.test(n.nodeValue || '')) return true;
+      return false;
+    });
   }
+
+  /** all_visible lists what has text of its own, a role that means something, or a use. @param {Element} el */
+  const isContent = (el) => hasOwnText(el) || CONTENT_ROLES.has(L.role(el)) || L.isInteractive(el);
 
   /** A checkbox/radio the page hides to draw its own (opacity 0, clipped, 1 px). @param {Element} el */
   function hiddenToggle(el, /** @type {DOMRect} */ rect) {
@@ -291,13 +296,13 @@
     /** @type {{seen: Seen, test: boolean}[]} */
     const shown = [];
     for (const el of candidates) {
+      // Content first: it is cheaper than layout, and whatever stands in for a hidden control
+      // (the only thing seenAs records) belongs to a control, which is content.
+      if (target === 'all_visible' && !isContent(el)) continue;
       const seen = seenAs(el, target, proxied);
       if (!seen) continue;
       const onScreen = L.overlapArea(seen.rect, viewportRect) > 0;
       if (!onScreen && !includeOffscreen) continue;
-      if (target === 'all_visible' && !(hasOwnText(el) || CONTENT_ROLES.has(seen.role) || L.isInteractive(el))) {
-        continue;
-      }
       shown.push({ seen, test: onScreen && hitTests });
     }
     const cover = hitTests ? covers(shown, proxied) : new Map();
