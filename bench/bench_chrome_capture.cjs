@@ -2,7 +2,8 @@
 // benchmark's page with the options a capture path could choose, and what the one Chrome flag that
 // shortens it costs on an animated page. The floor under every MCP screenshot tool's latency.
 //
-//     node bench/bench_chrome_capture.cjs [--rounds 30] [--out bench/results-chrome-capture.md]
+//     node bench/bench_chrome_capture.cjs [--rounds 30] [--page tests/pages/mcp/big.html]
+//         [--out bench/results-chrome-capture.md]
 //
 // Uses the Playwright pinned in bench/playwright-mcp (`npm ci` there first) only to launch Debian's
 // Chromium and open a CDP session; every timing is one CDP round trip.
@@ -16,7 +17,6 @@ const { execFileSync } = require('child_process');
 
 const REPO = path.resolve(__dirname, '..');
 const { chromium } = createRequire(path.join(REPO, 'bench/playwright-mcp/package.json'))('playwright');
-const PAGE = 'file://' + path.join(REPO, 'tests/pages/mcp/big.html');
 const CHROMIUM = '/usr/bin/chromium';
 const SPINNER = '<style>@keyframes s{to{transform:rotate(360deg)}} div{width:200px;height:200px;' +
   'background:red;animation:s 1s linear infinite}</style><div></div>';
@@ -26,6 +26,8 @@ const arg = (name, fallback) => {
   return i > 0 ? process.argv[i + 1] : fallback;
 };
 const ROUNDS = Number(arg('--rounds', 30));
+const PAGE_FILE = arg('--page', 'tests/pages/mcp/big.html');
+const PAGE = 'file://' + path.join(REPO, PAGE_FILE);
 const OUT = arg('--out', path.join(REPO, 'bench/results-chrome-capture.md'));
 
 const clip = { x: 0, y: 0, width: 1920, height: 1080, scale: 2 / 3 };
@@ -34,6 +36,8 @@ const VARIANTS = {
   'whole viewport, q60': { format: 'jpeg', quality: 60, fromSurface: true },
   'clip at 2/3 scale (1280 px), q60': { format: 'jpeg', quality: 60, fromSurface: true, clip },
   'clip at 2/3 scale, q60, optimizeForSpeed': { format: 'jpeg', quality: 60, fromSurface: true, clip, optimizeForSpeed: true },
+  // What Chrome DevTools MCP's take_screenshot {format: jpeg} sends (through Puppeteer).
+  "DevTools MCP's call: whole viewport, jpeg, optimizeForSpeed": { format: 'jpeg', optimizeForSpeed: true },
 };
 const FLAGS = { 'default flags': [], '--disable-frame-rate-limit': ['--disable-frame-rate-limit'] };
 
@@ -91,14 +95,18 @@ async function measure(flags) {
     await page.goto(PAGE);
     const cdp = await context.newCDPSession(page);
     const times = Object.fromEntries(Object.keys(VARIANTS).map((k) => [k, []]));
-    for (const params of Object.values(VARIANTS)) await cdp.send('Page.captureScreenshot', params); // warm-up
+    /** @type {Record<string, number>} */
+    const failed = {};
+    for (const params of Object.values(VARIANTS)) await cdp.send('Page.captureScreenshot', params).catch(() => {}); // warm-up
     for (let round = 0; round < ROUNDS; round++) {
       const names = Object.keys(VARIANTS);
       for (let k = 0; k < names.length; k++) {
         const name = names[(k + round) % names.length]; // rotate the order every round
         const t0 = performance.now();
-        await cdp.send('Page.captureScreenshot', VARIANTS[name]);
-        times[name].push(performance.now() - t0);
+        // Chrome now and then answers "Unable to capture screenshot": counted, not timed.
+        const ok = await cdp.send('Page.captureScreenshot', VARIANTS[name]).then(() => true, () => false);
+        if (ok) times[name].push(performance.now() - t0);
+        else failed[name] = (failed[name] ?? 0) + 1;
       }
     }
     // An animated page: frames per second and the browser's CPU time over 5 s.
@@ -113,7 +121,7 @@ async function measure(flags) {
       requestAnimationFrame(tick);
     }));
     const cpu = treeCpuSeconds(pid) - cpu0;
-    return { times, fps, cpu };
+    return { times, failed, fps, cpu };
   } finally {
     await context.close();
     fs.rmSync(profile, { recursive: true, force: true });
@@ -131,15 +139,15 @@ async function measure(flags) {
       `${os.arch()} × ${os.cpus().length} CPUs (load average ${load} at the end), ` +
       `${execFileSync(CHROMIUM, ['--version'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim()}, ` +
       'headless, 1920×1080 viewport, ' +
-      '`tests/pages/mcp/big.html`. Each row: one CDP `Page.captureScreenshot` round trip, ' +
+      `\`${PAGE_FILE}\`. Each row: one CDP \`Page.captureScreenshot\` round trip, ` +
       `${ROUNDS} rounds after a warm-up, variants in an order that rotates every round.`,
     '',
-    '| flags | capture options | p50 ms | p95 ms |',
-    '|---|---|---:|---:|',
+    '| flags | capture options | p50 ms | p95 ms | refused by Chrome |',
+    '|---|---|---:|---:|---:|',
   ];
   for (const [flags, r] of Object.entries(results)) {
     for (const [variant, ts] of Object.entries(r.times)) {
-      lines.push(`| ${flags} | ${variant} | ${median(ts).toFixed(1)} | ${p95(ts).toFixed(1)} |`);
+      lines.push(`| ${flags} | ${variant} | ${median(ts).toFixed(1)} | ${p95(ts).toFixed(1)} | ${r.failed[variant] ?? 0} |`);
     }
   }
   lines.push('', '| flags | animated page: frames/s | browser CPU s over 5 s |', '|---|---:|---:|');

@@ -557,6 +557,8 @@ async function cdpShoot(ctx, tabId, active, a, plan, quality, dbg, loader, timin
     clip,
     fromSurface: true,
     captureBeyondViewport: plan.captureBeyondViewport,
+    // Same JPEG bytes (checked on the bench pages), 3-4 ms sooner: bench/results-chrome-capture.md.
+    optimizeForSpeed: true,
   });
   /** @type {{area: Rect, data: string}[] | null} */
   let tileShots = null;
