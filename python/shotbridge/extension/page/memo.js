@@ -13,7 +13,7 @@
 
   /** @type {Store | null} this call's answers */
   let memo = null;
-  /** @type {Store} DOM-only answers, valid while `watching` says nothing changed */
+  /** @type {Store} DOM-only answers, valid while the observer has seen no change */
   let dom = new Map();
   /** The current call checked that `dom` is still valid. */
   let domChecked = false;
@@ -64,6 +64,7 @@
     if (!observer) {
       observer = new MutationObserver(() => {
         changed = true;
+        dom = new Map(); // let go of removed elements now, not at the next call
         /** @type {MutationObserver} */ (observer).disconnect();
       });
     }

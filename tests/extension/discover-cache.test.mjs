@@ -1,0 +1,94 @@
+// node --test tests/extension/ : discover keeps selectors across calls (page/memo.js), so in a real
+// Chromium every change of the DOM between two calls must show in the second answer: an attribute
+// that makes a selector ambiguous, text that makes an element worth listing, a shadow root
+// attached (no mutation record), and a change made in the same task as the call.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+const EXT = new URL('../../python/shotbridge/extension/', import.meta.url);
+// Test-only npm packages (scripts/setup.sh installs them); Debian's Chromium, never a download.
+const { chromium } = createRequire(new URL('../e2e/package.json', import.meta.url))('playwright');
+
+/** The page library as lib/page.js injects it, plus what page/ready.js reads from chrome.runtime. */
+function library() {
+  const pageJs = readFileSync(new URL('lib/page.js', EXT), 'utf8');
+  const files = [...pageJs.slice(pageJs.indexOf('PAGE_FILES')).matchAll(/'(page\/[\w-]+\.js)'/g)].map((m) => m[1]);
+  const rules = JSON.parse(readFileSync(new URL('secret-rules.json', EXT), 'utf8'));
+  return [
+    'globalThis.chrome = { runtime: { getManifest: () => ({ version: "test" }) } };',
+    ...files.map((f) => readFileSync(new URL(f, EXT), 'utf8')),
+    `globalThis.__shotbridge.secrets.setRules(${JSON.stringify(rules)});`,
+  ];
+}
+
+const PAGE = `<!doctype html><body>
+  <button name="save">Save</button><button name="send">Send</button>
+  <span id="chip" tabindex="0">Chip</span><p id="later"></p><div id="host"></div>
+</body>`;
+
+/** A page with the library in an isolated world; `run(js)` evaluates there (one task per call). */
+async function openPage(browser) {
+  const page = await browser.newPage();
+  await page.setContent(PAGE);
+  const cdp = await page.context().newCDPSession(page);
+  const { frameTree } = await cdp.send('Page.getFrameTree');
+  const world = await cdp.send('Page.createIsolatedWorld', { frameId: frameTree.frame.id, worldName: 'test' });
+  const run = async (/** @type {string} */ expression) => {
+    const r = await cdp.send('Runtime.evaluate', { contextId: world.executionContextId, expression, returnByValue: true });
+    if (r.exceptionDetails) throw new Error(r.exceptionDetails.exception?.description || r.exceptionDetails.text);
+    return r.result.value;
+  };
+  for (const source of library()) await run(source);
+  return { page, run };
+}
+
+// Each listed element: its name (or text), selector, Playwright locator, and how many elements that selector matches now (>>> paths
+// through shadow roots resolved by the library).
+const LABELS = (target) => `(() => { const L = globalThis.__shotbridge;
+  const found = L.discover({ target: '${target}', max: 100, text_rects: true });
+  return found.elements.map((e) => {
+    const sel = e.selector || e.shadow_selector;
+    return { name: e.name || e.text, sel, locator: e.locator, matches: L.resolveAll(sel).length };
+  }); })()`;
+
+const byName = (labels, name) => labels.find((l) => l.name === name);
+
+test('selectors kept across discover calls follow every change of the DOM', async (t) => {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true });
+  t.after(() => browser.close());
+  const { run } = await openPage(browser);
+
+  const first = await run(LABELS('interactive'));
+  assert.equal(byName(first, 'Send').sel, 'button[name="send"]');
+  assert.equal(byName(first, 'Chip').locator, 'locator("#chip")');
+  assert.deepEqual(await run(LABELS('interactive')), first, 'an unchanged page answers the same');
+
+  // The other button takes the same name: the old selector would now match two elements.
+  await run(`document.querySelector('[name=save]').setAttribute('name', 'send')`);
+  const renamed = byName(await run(LABELS('interactive')), 'Send');
+  assert.notEqual(renamed.sel, 'button[name="send"]');
+  assert.equal(renamed.matches, 1);
+
+  // Text arrives in an empty paragraph: all_visible lists it now.
+  assert.equal(byName(await run(LABELS('all_visible')), 'Later text'), undefined);
+  await run(`document.getElementById('later').textContent = 'Later text'`);
+  assert.ok(byName(await run(LABELS('all_visible')), 'Later text'));
+
+  // A shadow root attached to an element already there is no mutation the observer sees. Its
+  // second #chip makes "#chip" ambiguous for Playwright, whose CSS pierces open shadow roots.
+  await run(`document.getElementById('host').attachShadow({ mode: 'open' }).innerHTML =
+    '<button>Inside</button><span id="chip">Other</span>'`);
+  const shadowed = await run(LABELS('interactive'));
+  const inside = byName(shadowed, 'Inside');
+  assert.ok(inside, 'the button in the new shadow root is found');
+  assert.equal(inside.matches, 1);
+  assert.notEqual(byName(shadowed, 'Chip').locator, 'locator("#chip")');
+
+  // A change and the call in one task: the observer has not delivered its records yet.
+  const same = await run(`(() => { document.querySelectorAll('button[name=send]')[1].setAttribute('name', 'post');
+    return ${LABELS('interactive')}; })()`);
+  assert.equal(byName(same, 'Send').sel, 'button[name="post"]');
+  assert.equal(byName(same, 'Save').sel, 'button[name="send"]', 'the renamed Save is the only "send" again');
+});
