@@ -1,7 +1,9 @@
 // What label discovery costs in the page: the extension's page library (extension/page/*.js, in
 // the order lib/page.js injects it) run in an isolated world of every frame of each corpus page,
-// with the arguments the host sends for an annotated capture. The time is measured inside the
-// page around `discover` (what holds the page's main thread, and so delays Chrome's capture).
+// with the arguments the host sends for an annotated capture and for its read after a capture.
+// The time is measured inside the page around `discover` (what holds the page's main thread, and
+// so delays Chrome's capture). --profile adds the top functions by self and total time (CDP
+// Profiler); --extension measures another build (e.g. a `git archive` of an older commit).
 //
 //     node bench/bench_discover.cjs [--runs 30] [--pages grid,dashboard] [--profile] [--out FILE]
 //                                   [--extension DIR]
