@@ -10,7 +10,7 @@ from typing import Any
 from PIL import Image
 from shotbridge.wire.errors import CommandError
 from shotbridge.wire.geometry import Rect, Size
-from shotbridge.wire.screenshot import Annotation, ScreenshotResult
+from shotbridge.wire.screenshot import Annotation, PageFacts, ScreenshotResult
 
 Handler = Callable[[dict[str, Any]], Any]
 
@@ -62,6 +62,15 @@ def screenshot_result(
         masked=1 + len(args.get("mask_selectors") or []),
         annotations=[Annotation.model_validate(a) for a in annotations],
         total_found=len(annotations),
+        # The host's labels come with the page's facts, readyState among them.
+        page=PageFacts(
+            headings=[{"level": 1, "text": "Hello"}],
+            forms=2,
+            interactive_count=5,
+            ready_state="complete",
+        )
+        if args.get("annotate")
+        else None,
     )
     return result.model_dump(mode="python")
 

@@ -422,6 +422,9 @@ def test_observe_annotated_returns_image_and_label_map() -> None:
             "title": "Fixture page",
             "viewport": {"width": 1280.0, "height": 720.0},
             "readyState": "complete",
+            "headings": [{"level": 1, "text": "Hello"}],
+            "form_count": 2,
+            "interactive_count": 5,
         }
         assert body["total_found"] == 3
         assert [a["label"] for a in body["annotations"]] == [1, 2, 3]

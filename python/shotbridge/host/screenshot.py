@@ -354,7 +354,10 @@ def _labels(found: DiscoverResult | None) -> dict[str, Any]:
     if found is None:
         return {"total_found": 0, "hidden": [], "frames": [], "page": None}
     facts = PageFacts(
-        headings=found.headings, forms=found.forms, interactive_count=found.interactive_count
+        headings=found.headings,
+        forms=found.forms,
+        interactive_count=found.interactive_count,
+        ready_state=found.ready_state,
     )
     return {
         "total_found": found.total_found,

@@ -84,6 +84,8 @@ class PageFacts(Model):
     headings: list[dict[str, Any]] = Field(default_factory=list)
     forms: int = 0
     interactive_count: int = 0
+    # document.readyState when the labels were read ("loading": the page is still arriving).
+    ready_state: str | None = None
 
 
 class Tile(Model):

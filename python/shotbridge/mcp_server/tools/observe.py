@@ -3,7 +3,6 @@ optionally labelled pixels."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
@@ -175,6 +174,17 @@ async def _page_info(state: ServerState) -> dict[str, Any]:
     return await state.connection.request("page_info", None, timeout=REQUEST_TIMEOUT_S)
 
 
+async def _unscriptable_page(state: ServerState) -> dict[str, Any] | None:
+    """about:blank or chrome://…, when a capture failed there: the page as far as it is known."""
+    try:
+        info = await _page_info(state)
+    except CommandError as exc:
+        return await _restricted_page(state) if exc.code == ErrorCode.RESTRICTED_PAGE else None
+    except Exception:
+        return None
+    return _unscriptable(info, image_asked=True) if info.get("restricted") else None
+
+
 def _loading_note(ready_state: str | None) -> str | None:
     if ready_state != "loading":
         return None
@@ -290,24 +300,20 @@ async def _annotated(
         annotation_selector=selector,
         max_annotations=max_annotations,
     )
-    # readyState is not part of a screenshot; ask for it alongside rather than after. Neither
-    # waits for the page to load: a page still streaming is labelled as far as it has arrived.
-    shot, info = await asyncio.gather(
-        shots.explicit(state, args, selector=selector),
-        _page_info(state),
-        return_exceptions=True,
-    )
-    if isinstance(info, dict) and info.get("restricted"):
-        # about:blank or chrome://…: no image, but the page's URL and title are an answer.
-        return content.result(
-            [content.json_text({"page": _unscriptable(info, image_asked=True), "annotations": []})],
-            tool="observe",
-        )
-    if isinstance(shot, BaseException):
-        raise shot
+    # The labels carry readyState; nothing else runs in the page beside the capture (it would
+    # hold the page's main thread, which Chrome's capture waits for). A page still streaming is
+    # labelled as far as it has arrived.
+    try:
+        shot = await shots.explicit(state, args, selector=selector)
+    except ToolError:
+        if unscriptable := await _unscriptable_page(state):
+            return content.result(
+                [content.json_text({"page": unscriptable, "annotations": []})], tool="observe"
+            )
+        raise
     if isinstance(shot, CallToolResult):  # the cooldown refused it
         return shot
-    mapping = _label_map(shot, info.get("ready_state") if isinstance(info, dict) else None)
+    mapping = _label_map(shot, shot.page.ready_state if shot.page else None)
     # The text alone says what the image is (URL, size, masks), for clients that drop images.
     text = content.json_text(mapping) if full else content.text(compact_map(mapping))
     return content.result(content.image_beside(shot, text), tool="observe")
