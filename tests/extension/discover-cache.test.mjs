@@ -36,7 +36,7 @@ async function openPage(browser) {
   const { frameTree } = await cdp.send('Page.getFrameTree');
   const world = await cdp.send('Page.createIsolatedWorld', { frameId: frameTree.frame.id, worldName: 'test' });
   const run = async (/** @type {string} */ expression) => {
-    const r = await cdp.send('Runtime.evaluate', { contextId: world.executionContextId, expression, returnByValue: true });
+    const r = await cdp.send('Runtime.evaluate', { contextId: world.executionContextId, expression, returnByValue: true, awaitPromise: true });
     if (r.exceptionDetails) throw new Error(r.exceptionDetails.exception?.description || r.exceptionDetails.text);
     return r.result.value;
   };
@@ -91,4 +91,26 @@ test('selectors kept across discover calls follow every change of the DOM', asyn
     return ${LABELS('interactive')}; })()`);
   assert.equal(byName(same, 'Send').sel, 'button[name="post"]');
   assert.equal(byName(same, 'Save').sel, 'button[name="send"]', 'the renamed Save is the only "send" again');
+});
+
+// An annotated capture asks for its labels with `after_frame`: the page is read after its next
+// frame (the one the capture needs), not before it. A button that only the next frame's
+// requestAnimationFrame adds tells the two apart.
+test('after_frame reads the page after its next frame', async (t) => {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true });
+  t.after(() => browser.close());
+  const { run } = await openPage(browser);
+  const names = (afterFrame) => `(async () => {
+    const frame = new Promise((resolve) => requestAnimationFrame(() => {
+      document.body.insertAdjacentHTML('beforeend', '<button id="framed">Framed</button>');
+      resolve();
+    }));
+    const found = await globalThis.__shotbridge.discover({ target: 'interactive', after_frame: ${afterFrame} });
+    await frame;
+    document.getElementById('framed').remove();
+    return found.elements.map((e) => e.name);
+  })()`;
+  const evaluate = (afterFrame) => run(names(afterFrame));
+  assert.ok(!(await evaluate(false)).includes('Framed'), 'without it the page is read at once');
+  assert.ok((await evaluate(true)).includes('Framed'), 'with it the frame comes first');
 });

@@ -204,7 +204,7 @@ def capture_args(args: ScreenshotArgs) -> CaptureArgs:
     return out
 
 
-def _discover_args(args: ScreenshotArgs) -> dict[str, Any]:
+def _discover_args(args: ScreenshotArgs, *, beside_capture: bool) -> dict[str, Any]:
     """The extension's ``discover`` request for the labels."""
     return DiscoverArgs(
         tab_id=args.tab_id,
@@ -213,6 +213,9 @@ def _discover_args(args: ScreenshotArgs) -> dict[str, Any]:
         max=args.max_annotations,
         include_offscreen=args.full_page,
         text_rects=True,  # badges are placed to hide the least of the page's text
+        # Both need the page's main thread: the capture's frame first, then the read beside
+        # Chrome's raster and encode (in the other order, the pixels wait for the whole read).
+        after_frame=beside_capture,
     ).model_dump(mode="python", exclude_unset=True)
 
 
@@ -236,9 +239,11 @@ async def _from_browser(link: Link, args: ScreenshotArgs, timings: Timings) -> _
     elif args.scroll is not None:
         # The capture scrolls first: elements must be found where they are after that.
         raw_capture = await capture_job
-        raw_found = await link.request("discover", _discover_args(args), timeout=timeout)
+        found_args = _discover_args(args, beside_capture=False)
+        raw_found = await link.request("discover", found_args, timeout=timeout)
     else:
-        discover_job = link.request("discover", _discover_args(args), timeout=timeout)
+        found_args = _discover_args(args, beside_capture=True)
+        discover_job = link.request("discover", found_args, timeout=timeout)
         raw_capture, raw_found = await asyncio.gather(capture_job, discover_job)
     found = DiscoverResult.model_validate(raw_found) if raw_found is not None else None
     ext_timings = raw_capture.get("timings") if isinstance(raw_capture, dict) else None

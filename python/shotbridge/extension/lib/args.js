@@ -120,6 +120,7 @@ export const COMMAND_ARGS = {
       include_offscreen: truthy('include_offscreen is read as true or false'),
       text_rects: truthy('text_rects is read as true or false'),
       covered: { ...truthy('covered is read as true or false'), default: true },
+      after_frame: truthy('after_frame is read as true or false'),
     },
     check(a) {
       if (a.target === 'custom' && !nonBlank(a.selector)) throw bad('target "custom" needs a selector');

@@ -19,6 +19,8 @@ export async function discover(ctx) {
     max: a.max,
     include_offscreen: a.include_offscreen,
     text_rects: a.text_rects, // line boxes of visible text, for badge placement
+    covered: a.covered,
+    after_frame: a.after_frame,
   });
   if (out.error) throw new ShotError(out.error.code, out.error.message);
   return out;

@@ -436,16 +436,36 @@
    * With `frames`, the answer also says where this frame sits (`frame_path`) and where its own
    * iframes are (`child_frames`), so lib/frames.js can join every frame's elements into one list.
    * With `text_rects`, it also lists the line boxes of the visible text (for badge placement).
-   * @param {{target?: string, selector?: string | null, max?: number, include_offscreen?: boolean, frames?: boolean, text_rects?: boolean, covered?: boolean}} args
+   * With `after_frame`, it waits for the page's next frame first (see afterNextFrame).
+   * @param {{target?: string, selector?: string | null, max?: number, include_offscreen?: boolean, frames?: boolean, text_rects?: boolean, covered?: boolean, after_frame?: boolean}} args
    */
-  L.discover = (args) => {
+  L.discover = (args) => (args.after_frame ? afterNextFrame().then(() => discoverNow(args)) : discoverNow(args));
+
+  /**
+   * Resolves once the page's next frame has been produced, or after 200 ms (a hidden document
+   * produces none). A capture asked for at the same time needs that frame from this thread:
+   * reading the page after it lets Chrome raster and encode the pixels meanwhile.
+   * @returns {Promise<void>}
+   */
+  function afterNextFrame() {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, 200);
+      requestAnimationFrame(() => setTimeout(() => {
+        clearTimeout(timer);
+        resolve();
+      }, 0));
+    });
+  }
+
+  /** @param {{target?: string, selector?: string | null, max?: number, include_offscreen?: boolean, frames?: boolean, text_rects?: boolean, covered?: boolean}} args */
+  function discoverNow(args) {
     const target = args.target || 'interactive';
     // Closed shadow roots too: chrome.dom.openOrClosedShadowRoot lets the extension see them.
     const roots = L.allRoots(document, true);
     // Names and roles are read once per element for this call (the page cannot change during
     // it); selectors are kept until the DOM changes (page/memo.js).
     return L.withDomMemo(roots, () => discoverIn(args, target, roots));
-  };
+  }
 
   /**
    * @param {{target?: string, selector?: string | null, max?: number, include_offscreen?: boolean, frames?: boolean, text_rects?: boolean, covered?: boolean}} args
