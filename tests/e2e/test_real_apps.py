@@ -508,3 +508,25 @@ def test_a_dense_page_gets_more_than_100_labels_and_a_note_when_cut(
     assert len(cut["annotations"]) == 40
     note = f"{total - 40} more controls are not labelled (max_annotations=40, {total} found)"
     assert any(n.startswith(note) for n in cut["notes"]), cut["notes"]
+
+
+def test_a_toggle_keeps_its_selector_when_its_state_changes(
+    appbrowser: HeadlessBrowser, site: str
+) -> None:
+    # The grid names its row checkboxes "… (unchecked)" and renames them once checked: the label
+    # the assistant got before its first click must still reach the box for a second one.
+    async def go() -> tuple[str, str, bool, bool]:
+        async with await BusClient.connect(runtime_dir=appbrowser.runtime_dir) as c:
+            await load(c, f"{site}/grid.html", READY["grid"])
+            shot = await shoot(c)
+            box = next(a for a in shot["annotations"] if "row selection" in a["name"])
+            act = {"action": "click", "label": box["label"], "screenshot_id": shot["screenshot_id"]}
+            await c.request("interact", act, timeout=30)
+            on = await holds(c, "document.querySelectorAll('.ag-row-selected').length === 1")
+            await c.request("interact", act, timeout=30)
+            off = await holds(c, "document.querySelectorAll('.ag-row-selected').length === 0")
+            return box["name"], box["selector"], on, off
+
+    name, selector, on, off = asyncio.run(go())
+    assert "(unchecked)" in name and "unchecked" not in selector, selector
+    assert on and off

@@ -91,6 +91,20 @@
     return L.rememberDom('ownCandidates', el, () => candidatesOf(el));
   }
 
+  // A caption that announces the element's own state ("Toggle row selection (unchecked)",
+  // "Details (expanded)") changes with it: a selector built on it stops matching after the first click.
+  const STATE_WORDS = /\b(?:un)?(?:checked|selected)\b|\b(?:expanded|collapsed|pressed)\b/i;
+  const STATE_ATTRS = ['aria-checked', 'aria-pressed', 'aria-expanded', 'aria-selected'];
+
+  /**
+   * Whether `value` (an aria-label or title of `el`) names a state `el` can toggle.
+   * @param {Element} el
+   * @param {string} value
+   */
+  L.statesItself = (el, value) => STATE_WORDS.test(value) &&
+    ((el.localName === 'input' && /^(checkbox|radio)$/i.test(el.getAttribute('type') || '')) ||
+      STATE_ATTRS.some((a) => el.hasAttribute(a)));
+
   /** @param {Element} el */
   function candidatesOf(el) {
     const tag = esc(el.localName);
@@ -104,6 +118,7 @@
     for (const a of NAMING_ATTRS) {
       const v = el.getAttribute(a);
       if (v == null || v === '' || v.length > 80 || (a === 'href' && /^javascript:/i.test(v))) continue;
+      if ((a === 'aria-label' || a === 'title') && L.statesItself(el, v)) continue;
       if (a === 'value' && !valueIsCaption(el)) continue;
       out.push(`${tag}[${a}=${str(v)}]`);
     }
