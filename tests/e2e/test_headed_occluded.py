@@ -5,6 +5,7 @@ screenshot of the page as it is now, masks included."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -58,6 +59,13 @@ def test_a_page_loaded_behind_another_window_is_captured(
         assert not nav.is_error, text_of(nav)
         shot = mcp.call("capture_screenshot", {})
         assert not shot.is_error, text_of(shot)
+        # The labels are read after the page's next frame, which a hidden page makes only for
+        # the capture: the map must still come, with the sign-in form's controls.
+        mcp.call("interact", {"action": "navigate", "url": f"{pages_url}/annot/login.html"})
+        seen = mcp.call("observe", {"what": "page", "annotate_screenshot": True, "map": "full"})
+        assert not seen.is_error, text_of(seen)
+        names = {a["name"] for a in json.loads(text_of(seen))["annotations"]}
+        assert {"Email address", "Password", "Sign in"} <= names, names
 
 
 def test_a_covered_window_is_rendered_fresh_and_masked(
