@@ -149,6 +149,7 @@ class PageResult:
     name: str
     rows: dict[str, dict[str, Any]]  # ours, pw, cdt, obs
     stages: dict[str, Any]
+    observe_stages: dict[str, Any]
     context: dict[str, Any]
     errors: dict[str, list[str]]
 
@@ -456,6 +457,8 @@ async def bench_page(
     stamps = []
     if stages_log.exists():
         stamps = [json.loads(line) for line in stages_log.read_text().splitlines()]
+    observed = [st for st in stamps if st.get("tool") == "observe"]
+    stamps = [st for st in stamps if st.get("tool") != "observe"]
     save = args.save_images / name if args.save_images else None
     context = await context_cost(ours, pw, cdt, save)
     series = {"ours": ours_shot, "pw": pw_shot, "cdt": cdt_shot, "obs": ours_obs}
@@ -463,6 +466,7 @@ async def bench_page(
         name=name,
         rows={k: s.row() for k, s in series.items()},
         stages=stage_rows(stamps, ours_shot) | {"by_previous": by_previous(ours_shot, ours_obs)},
+        observe_stages=stage_rows(observed, ours_obs),
         context=context,
         errors={s.name: s.errors for s in series.values() if s.errors},
     )
@@ -551,11 +555,27 @@ STAGES: list[tuple[str, str]] = [
     ),
     ("  same, to the moment our tool returned its blocks to the MCP SDK", "overhead_tool"),
 ]
+# The annotated observe's own rows: when its labels reached the host, against its pixels.
+OBSERVE_KEYS = {
+    "request",
+    "pre",
+    "capture",
+    "post",
+    "native",
+    "host",
+    "core",
+    "bus",
+    "mcp",
+    "overhead",
+}
+LABEL_STAGES: list[tuple[str, str]] = [
+    ("labels at the host after the pixels (discover reply − capture reply; < 0: before)", "labels"),
+]
 
 
 def stage_rows(stamps: list[dict[str, Any]], series: Series) -> dict[str, Any]:
     """p50 of each stage over the measured captures (stamps matched to calls in order)."""
-    per: dict[str, list[float]] = {key: [] for _, key in STAGES}
+    per: dict[str, list[float]] = {key: [] for _, key in STAGES + LABEL_STAGES}
     methods: list[str] = []
 
     def add(key: str, *values: Any) -> None:
@@ -583,6 +603,7 @@ def stage_rows(stamps: list[dict[str, Any]], series: Series) -> dict[str, Any]:
         add("post", g("ext_return_at"), g("ext_image_at"))
         add("native", g("host_got_at"), g("ext_return_at"))
         add("host", g("host_done_at"), g("host_got_at"))
+        add("labels", g("labels_got_at"), g("host_got_at"))
         add("core", g("core_ms"))
         add("bus", g("mcp_got_at"), g("host_done_at"))
         add("mcp", got, g("mcp_got_at"))
@@ -674,21 +695,24 @@ def split_text(r: PageResult) -> str:
     return f"{ms(own)} ({n_own}) / {ms(peer)} ({n_peer})"
 
 
-def stage_table(results: list[PageResult]) -> list[str]:
+def stage_table(results: list[PageResult], observe: bool = False) -> list[str]:
+    """Our stages per page, of the plain captures or of the annotated observes."""
+    what = "annotated `observe`" if observe else "`capture_screenshot`"
+    rows = [r for r in STAGES if not observe or r[1] in OBSERVE_KEYS] + (
+        LABEL_STAGES if observe else []
+    )
     lines = [
-        "## Our stages per page (p50 ms over the measured `capture_screenshot` calls)",
+        f"## Our stages per page (p50 ms over the measured {what} calls)",
         "",
         "From wall-clock stamps; stages do not add up exactly to the p50 of the whole.",
         "",
         "| stage | " + " | ".join(r.name for r in results) + " |",
         "|---|" + "---:|" * len(results),
     ]
-    for label, key in STAGES:
-        cells = (ms(r.stages[key]) for r in results)
-        lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    lines.append(
-        "| capture paths taken | " + " | ".join(r.stages["methods"] for r in results) + " |"
-    )
+    tables = [r.observe_stages if observe else r.stages for r in results]
+    for label, key in rows:
+        lines.append(f"| {label} | " + " | ".join(ms(t[key]) for t in tables) + " |")
+    lines.append("| capture paths taken | " + " | ".join(t["methods"] for t in tables) + " |")
     return [*lines, ""]
 
 
@@ -843,6 +867,7 @@ def markdown(results: list[PageResult], info: dict[str, Any], args: argparse.Nam
     lines = header(results, info, args)
     lines += latency_table(results)
     lines += stage_table(results)
+    lines += stage_table(results, observe=True)
     lines += context_table(results)
     lines += tools_lines(info)
     lines += targets(results, info, ctx)

@@ -93,24 +93,25 @@ test('selectors kept across discover calls follow every change of the DOM', asyn
   assert.equal(byName(same, 'Save').sel, 'button[name="send"]', 'the renamed Save is the only "send" again');
 });
 
-// An annotated capture asks for its labels with `after_frame`: the page is read after its next
-// frame (the one the capture needs), not before it. A button that only the next frame's
-// requestAnimationFrame adds tells the two apart.
-test('after_frame reads the page after its next frame', async (t) => {
+// An annotated capture asks for its labels with `after_frame`: the page is read after the
+// capture's frame (the next one after the capture's probe), not before it, since Chrome's capture
+// waits for this thread. A button added before the probe must be in the answer, even when frames
+// passed in between.
+test('after_frame reads the page after the capture\'s probe and its frame', async (t) => {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true });
   t.after(() => browser.close());
   const { run } = await openPage(browser);
   const names = (afterFrame) => `(async () => {
-    const frame = new Promise((resolve) => requestAnimationFrame(() => {
-      document.body.insertAdjacentHTML('beforeend', '<button id="framed">Framed</button>');
-      resolve();
-    }));
-    const found = await globalThis.__shotbridge.discover({ target: 'interactive', after_frame: ${afterFrame} });
-    await frame;
-    document.getElementById('framed').remove();
+    const L = globalThis.__shotbridge;
+    const pending = L.discover({ target: 'interactive', after_frame: ${afterFrame} });
+    await new Promise((resolve) => setTimeout(resolve, 60)); // frames pass; no capture probed yet
+    document.body.insertAdjacentHTML('beforeend', '<button id="late">Late</button>');
+    L.probe({ freeze: true, mask_selectors: [] }); // what a capture runs before its pixels
+    L.probe({ thaw: true, mask_selectors: [] });
+    const found = await pending;
+    document.getElementById('late').remove();
     return found.elements.map((e) => e.name);
   })()`;
-  const evaluate = (afterFrame) => run(names(afterFrame));
-  assert.ok(!(await evaluate(false)).includes('Framed'), 'without it the page is read at once');
-  assert.ok((await evaluate(true)).includes('Framed'), 'with it the frame comes first');
+  assert.ok(!(await run(names(false))).includes('Late'), 'without it the page is read at once');
+  assert.ok((await run(names(true))).includes('Late'), 'with it, after the probe and its frame');
 });

@@ -166,10 +166,12 @@ def _since(t: float) -> float:
     return (time.perf_counter() - t) * 1000
 
 
-async def _stamped(job: Awaitable[dict[str, Any]], timings: Timings) -> dict[str, Any]:
-    """The capture's reply, with the moment it reached the host noted in ``timings``."""
+async def _stamped(
+    job: Awaitable[dict[str, Any]], timings: Timings, key: str = "host_got_at"
+) -> dict[str, Any]:
+    """A reply, with the moment it reached the host noted in ``timings`` under ``key``."""
     reply = await job
-    timings["host_got_at"] = _epoch_ms()
+    timings[key] = _epoch_ms()
     return reply
 
 
@@ -243,7 +245,9 @@ async def _from_browser(link: Link, args: ScreenshotArgs, timings: Timings) -> _
         raw_found = await link.request("discover", found_args, timeout=timeout)
     else:
         found_args = _discover_args(args, beside_capture=True)
-        discover_job = link.request("discover", found_args, timeout=timeout)
+        discover_job = _stamped(
+            link.request("discover", found_args, timeout=timeout), timings, "labels_got_at"
+        )
         raw_capture, raw_found = await asyncio.gather(capture_job, discover_job)
     found = DiscoverResult.model_validate(raw_found) if raw_found is not None else None
     ext_timings = raw_capture.get("timings") if isinstance(raw_capture, dict) else None

@@ -47,12 +47,12 @@ def epoch_ms() -> float:
     return round(time.time() * 1000, 1)
 
 
-def note_stages(shot: ScreenshotResult, got_at: float) -> None:
+def note_stages(shot: ScreenshotResult, got_at: float, tool: str = "capture_screenshot") -> None:
     """Append the shot's stage stamps to the benchmark's log (only when it asked for one)."""
     path = os.environ.get(STAGES_LOG_ENV)
     if not path:
         return
-    stamps = {**shot.timings, "method": shot.method}
+    stamps = {**shot.timings, "method": shot.method, "tool": tool}
     stamps |= {"mcp_got_at": got_at, "mcp_return_at": epoch_ms()}
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(json.dumps({"screenshot_id": shot.screenshot_id, **stamps}) + "\n")

@@ -436,24 +436,27 @@
    * With `frames`, the answer also says where this frame sits (`frame_path`) and where its own
    * iframes are (`child_frames`), so lib/frames.js can join every frame's elements into one list.
    * With `text_rects`, it also lists the line boxes of the visible text (for badge placement).
-   * With `after_frame`, it waits for the page's next frame first (see afterNextFrame).
+   * With `after_frame`, it waits for a concurrent capture's frame first (see afterCaptureFrame).
    * @param {{target?: string, selector?: string | null, max?: number, include_offscreen?: boolean, frames?: boolean, text_rects?: boolean, covered?: boolean, after_frame?: boolean}} args
    */
-  L.discover = (args) => (args.after_frame ? afterNextFrame().then(() => discoverNow(args)) : discoverNow(args));
+  L.discover = (args) => (args.after_frame ? afterCaptureFrame().then(() => discoverNow(args)) : discoverNow(args));
 
   /**
-   * Resolves once the page's next frame has been produced, or after 200 ms (a hidden document
-   * produces none). A capture asked for at the same time needs that frame from this thread:
-   * reading the page after it lets Chrome raster and encode the pixels meanwhile.
+   * Resolves once the frame of a capture asked for at the same time has been produced: after the
+   * capture's probe (page/probe.js), at the next frame. Chrome's capture needs this thread for that
+   * frame; reading the page after it lets Chrome raster and encode the pixels meanwhile. Bounded
+   * (250 ms): a capture that never probes, or a hidden document, which makes no frames.
    * @returns {Promise<void>}
    */
-  function afterNextFrame() {
+  function afterCaptureFrame() {
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, 200);
-      requestAnimationFrame(() => setTimeout(() => {
+      const timer = setTimeout(resolve, 250);
+      const nextFrame = () => requestAnimationFrame(() => setTimeout(() => {
         clearTimeout(timer);
         resolve();
       }, 0));
+      if (L.captureInFlight || !L.whenCaptureProbed) nextFrame();
+      else L.whenCaptureProbed(nextFrame);
     });
   }
 

@@ -29,6 +29,21 @@
   const onScreen = () => performance.getEntriesByType('paint').length > 0 ||
     (framesSeen >= 2 && performance.now() > PAINT_HOLDING_MS);
 
+  // The probe before a capture's pixels runs just before the capture asks Chrome for a frame:
+  // a label read waiting for that frame (discover's after_frame) starts counting from here.
+  /** @type {(() => void)[]} */
+  let probeWaiters = [];
+  /** A capture has probed before its pixels and not yet after them. */
+  L.captureInFlight = false;
+  /** Call `fn` at the next probe before a capture. @param {() => void} fn */
+  L.whenCaptureProbed = (fn) => probeWaiters.push(fn);
+  function captureProbed() {
+    L.captureInFlight = true;
+    const waiting = probeWaiters;
+    probeWaiters = [];
+    for (const fn of waiting) fn();
+  }
+
   /**
    * Resolves true once this document is on screen, false after `max_ms` (a hidden or
    * still-loading document): the capture waits for it instead of retrying blindly.
@@ -386,6 +401,8 @@
    */
   L.probe = (args) => {
     const began = performance.now();
+    if (args && args.freeze) captureProbed();
+    if (args && args.thaw) L.captureInFlight = false;
     const secret = secretSelector(args && args.mask_selectors);
     if ('error' in secret) return { isTop: window === window.top, error: secret.error };
     const isTop = window === window.top;

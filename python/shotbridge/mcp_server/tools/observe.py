@@ -313,10 +313,13 @@ async def _annotated(
         raise
     if isinstance(shot, CallToolResult):  # the cooldown refused it
         return shot
+    got_at = content.epoch_ms()
     mapping = _label_map(shot, shot.page.ready_state if shot.page else None)
     # The text alone says what the image is (URL, size, masks), for clients that drop images.
     text = content.json_text(mapping) if full else content.text(compact_map(mapping))
-    return content.result(content.image_beside(shot, text), tool="observe")
+    blocks = content.image_beside(shot, text)
+    content.note_stages(shot, got_at, tool="observe")
+    return content.result(blocks, tool="observe")
 
 
 def _label_map(shot: ScreenshotResult, ready: str | None) -> dict[str, Any]:
