@@ -135,17 +135,17 @@ def _count(value: Any) -> int:
     return len(value) if isinstance(value, list | tuple) else int(value or 0)
 
 
-async def _page(state: ServerState) -> dict[str, Any]:
+async def _page(state: ServerState, image_asked: bool = False) -> dict[str, Any]:
     try:
         info = await _page_info(state)
     except CommandError as exc:
         if exc.code != ErrorCode.RESTRICTED_PAGE:
             raise to_tool_error(exc) from exc
-        return await _restricted_page(state)
+        return await _restricted_page(state, image_asked)
     except Exception as exc:
         raise to_tool_error(exc) from exc
     if info.get("restricted"):
-        return _unscriptable(info)
+        return _unscriptable(info, image_asked)
     page = {
         "url": info.get("url"),
         "title": info.get("title"),
@@ -160,13 +160,13 @@ async def _page(state: ServerState) -> dict[str, Any]:
     return page
 
 
-async def _restricted_page(state: ServerState) -> dict[str, Any]:
+async def _restricted_page(state: ServerState, image_asked: bool = False) -> dict[str, Any]:
     """An extension that refuses page_info on such pages: answer with what the tab list knows."""
     tabs = await _tabs(state)
     tab = next((t for t in tabs["tabs"] if t.get("tracked")), None) or {}
     url = tab.get("url") or ""
     info = {"url": url, "title": tab.get("title"), "blank": url in ("", "about:blank")}
-    return {**_unscriptable(info), "tab_id": tab.get("id")}
+    return {**_unscriptable(info, image_asked), "tab_id": tab.get("id")}
 
 
 async def _page_info(state: ServerState) -> dict[str, Any]:
@@ -177,12 +177,10 @@ async def _page_info(state: ServerState) -> dict[str, Any]:
 async def _unscriptable_page(state: ServerState) -> dict[str, Any] | None:
     """about:blank or chrome://…, when a capture failed there: the page as far as it is known."""
     try:
-        info = await _page_info(state)
-    except CommandError as exc:
-        return await _restricted_page(state) if exc.code == ErrorCode.RESTRICTED_PAGE else None
-    except Exception:
+        page = await _page(state, image_asked=True)
+    except ToolError:
         return None
-    return _unscriptable(info, image_asked=True) if info.get("restricted") else None
+    return page if page.get("restricted") else None
 
 
 def _loading_note(ready_state: str | None) -> str | None:
