@@ -743,12 +743,12 @@ async function visibleShot(tabId, windowId, a, timings, why) {
     pre = await timed(timings, 'masks', probe(tabId, a.selector, a.mask_selectors, { freeze: true }));
     // A bad selector is the caller's error even when only the visible area can be captured.
     if (pre.target?.error) throw new ShotError(pre.target.error.code, pre.target.error.message);
-    // captureVisibleTab reads the last frame the window showed, which can lag behind: a young
-    // document may still be on screen as its predecessor. Only an established one is taken
-    // this way (method "auto" then uses CDP, which renders a fresh frame).
     // A covered or minimised window shows no current frame: the last one may predate any change
     // since (a secret typed, a scroll). Only CDP renders this document as it is now.
     if (pre.hidden) throw new ShotError(Code.CAPTURE_FAILED, HIDDEN_WINDOW);
+    // captureVisibleTab reads the last frame the window showed, which can lag behind: a young
+    // document may still be on screen as its predecessor. Only an established one is taken
+    // this way (method "auto" then uses CDP, which renders a fresh frame).
     if (pre.paint_age_ms < VISIBLE_MIN_AGE_MS) {
       // "auto" tries CDP for a young page; when CDP is the path that failed (`why`), wait.
       if (a.method !== 'visible' && !why) throw new ShotError(Code.CAPTURE_FAILED, 'the page is too new for a visible-area capture');
