@@ -1,6 +1,7 @@
 //! Byte budget: the encoded image must fit `max_bytes`, always.
 //!
-//! 1. Encode at the requested quality. Fits: done.
+//! 1. Encode at the requested quality, fast (standard Huffman tables). Fits: done. Else the
+//!    same with optimized tables (`Effort::Small`, which every later attempt uses too).
 //! 2. Otherwise binary-search the highest quality in [min_quality, quality) that fits
 //!    (at most ~log2(range) + 1 extra encodes).
 //! 3. If even min_quality is too big, shrink the image (aspect kept) at min_quality, guessing
@@ -8,6 +9,7 @@
 //!    until it fits. A 1x1 JPEG is ~300 bytes and budgets below `MIN_MAX_BYTES` are refused,
 //!    so this always terminates.
 
+use crate::encode::Effort;
 use crate::error::{CoreError, Result};
 use crate::geometry::scaled;
 
@@ -26,7 +28,7 @@ pub struct Fitted {
 /// At most this many shrink steps (each at least 5 % smaller; in practice 1-2 run).
 const MAX_SHRINK_STEPS: usize = 200;
 
-/// `encode(size, quality)` renders the image at `size` and encodes it.
+/// `encode(size, quality, effort)` renders the image at `size` and encodes it.
 pub fn fit<F>(
     full: (u32, u32),
     quality: u8,
@@ -35,7 +37,7 @@ pub fn fit<F>(
     mut encode: F,
 ) -> Result<Fitted>
 where
-    F: FnMut((u32, u32), u8) -> Result<Vec<u8>>,
+    F: FnMut((u32, u32), u8, Effort) -> Result<Vec<u8>>,
 {
     let done = |bytes, quality, size: (u32, u32), downgraded| Fitted {
         bytes,
@@ -45,6 +47,11 @@ where
         scale: f64::from(size.0.max(size.1)) / f64::from(full.0.max(full.1)),
         downgraded,
     };
+    let first = encode(full, quality, Effort::Fast)?;
+    if first.len() <= max_bytes {
+        return Ok(done(first, quality, full, false));
+    }
+    let mut encode = |size, q| encode(size, q, Effort::Small);
     let first = encode(full, quality)?;
     if first.len() <= max_bytes {
         return Ok(done(first, quality, full, false));
@@ -101,9 +108,12 @@ mod tests {
     use super::*;
 
     /// A fake encoder: bytes grow with pixels and quality, plus fixed headers.
-    fn fake(size: (u32, u32), q: u8) -> Result<Vec<u8>> {
+    /// Fast encodes are 10 % bigger, as standard Huffman tables are.
+    fn fake(size: (u32, u32), q: u8, effort: Effort) -> Result<Vec<u8>> {
         let px = f64::from(size.0) * f64::from(size.1);
-        Ok(vec![0; 300 + (px * f64::from(q) / 40.0) as usize])
+        let bytes = 300.0 + px * f64::from(q) / 40.0;
+        let k = if effort == Effort::Fast { 1.1 } else { 1.0 };
+        Ok(vec![0; (bytes * k) as usize])
     }
 
     #[test]
@@ -116,17 +126,30 @@ mod tests {
     }
 
     #[test]
+    fn optimized_tables_before_a_lower_quality() {
+        // q60 fast: 300 + 23040 * 60 * 1.1 = 1,520,940 bytes; optimized: 1,382,700.
+        let mut efforts = Vec::new();
+        let f = fit((1280, 720), 60, 30, 1_400_000, |s, q, e| {
+            efforts.push(e);
+            fake(s, q, e)
+        })
+        .unwrap();
+        assert_eq!((f.quality, f.downgraded), (60, false));
+        assert_eq!(efforts, [Effort::Fast, Effort::Small]);
+    }
+
+    #[test]
     fn quality_search_finds_highest_fitting_quality() {
         // 1280x720 at q -> 300 + 23040 * q bytes; budget 1M -> q = 43.
         let mut calls = 0;
-        let f = fit((1280, 720), 60, 30, 1_000_000, |s, q| {
+        let f = fit((1280, 720), 60, 30, 1_000_000, |s, q, e| {
             calls += 1;
-            fake(s, q)
+            fake(s, q, e)
         })
         .unwrap();
         assert_eq!((f.quality, f.size, f.downgraded), (43, (1280, 720), true));
         assert!(f.bytes.len() <= 1_000_000);
-        assert!(calls <= 8, "{calls} encodes");
+        assert!(calls <= 9, "{calls} encodes");
     }
 
     #[test]

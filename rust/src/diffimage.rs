@@ -229,15 +229,15 @@ pub fn render(cmp: &Comparison, opts: &Options, max_crops: usize) -> Result<Rend
         opts.quality,
         opts.min_quality,
         opts.max_bytes,
-        |size, q| {
+        |size, q, effort| {
             if size == (canvas.width, canvas.height) {
-                return encoder.encode(&canvas, q);
+                return encoder.encode_with(&canvas, q, effort);
             }
             if sized.as_ref().is_none_or(|(s, _)| *s != size) {
                 sized = Some((size, resize(&canvas, size.0, size.1)?));
             }
             let img = &sized.as_ref().expect("just set").1;
-            encoder.encode(img, q)
+            encoder.encode_with(img, q, effort)
         },
     )?;
     Ok(Rendered {

@@ -7,7 +7,7 @@ use std::time::Instant;
 use crate::annotate::{annotate, Annotated, Label, Text};
 use crate::budget;
 use crate::decode::decode;
-use crate::encode::Encoder;
+use crate::encode::{Effort, Encoder};
 use crate::error::{CoreError, Result};
 use crate::geometry::{fit, CssGeometry, FRect, IRect, Mapping};
 use crate::header::{read_header, Format};
@@ -301,7 +301,7 @@ fn keep_as_is(
         opts.quality,
         opts.min_quality,
         opts.thumb_max_bytes,
-        |size, q| encoder.encode(&resize(&decoded.raster, size.0, size.1)?, q),
+        |size, q, e| encoder.encode_with(&resize(&decoded.raster, size.0, size.1)?, q, e),
     )?;
     clock.lap("thumbnail");
     let (sx, _) = req.css.source_scale(src.0, src.1);
@@ -398,7 +398,7 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
             opts.quality,
             opts.min_quality,
             opts.thumb_max_bytes,
-            |size, q| encoder.encode(&resize(img, size.0, size.1)?, q),
+            |size, q, e| encoder.encode_with(&resize(img, size.0, size.1)?, q, e),
         )
     };
     let mut encoder = Encoder::new()?;
@@ -417,8 +417,8 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
         opts.quality,
         opts.min_quality,
         opts.max_bytes,
-        |size, q| {
-            if size == out && q == opts.quality {
+        |size, q, effort| {
+            if (size, q, effort) == (out, opts.quality, Effort::Fast) {
                 if let Some(bytes) = first.take() {
                     return Ok(bytes);
                 }
@@ -433,7 +433,7 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
                 draw(&mut img, req, src, None)?;
                 current = img;
             }
-            encoder.encode(&current, q)
+            encoder.encode_with(&current, q, effort)
         },
     )?;
     drop(unlabelled);
@@ -474,6 +474,10 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
 /// Floor for the benchmark: libjpeg-turbo alone decoding `jpeg` DCT-scaled exactly as `run`
 /// would, then encoding an output-sized and a thumbnail-sized image (cropped views of the
 /// decoded pixels, no resampling). Returns microseconds.
+/// The floor encodes as libjpeg-turbo does by itself: one thread (optimized Huffman tables, as
+/// the floor always has; the core's first attempt uses standard ones on two threads).
+const FLOOR_EFFORT: Effort = Effort::Small;
+
 pub fn turbo_floor(jpeg: &[u8], opts: &Options) -> Result<u64> {
     let start = Instant::now();
     let header = read_header(jpeg)?;
@@ -497,6 +501,7 @@ pub fn turbo_floor(jpeg: &[u8], opts: &Options) -> Result<u64> {
         stride,
         ch,
         opts.quality,
+        FLOOR_EFFORT,
     )?;
     let tw = opts.thumb_width.min(w);
     let th = ((f64::from(h) * f64::from(tw) / f64::from(w)).round() as u32).clamp(1, h);
@@ -506,6 +511,7 @@ pub fn turbo_floor(jpeg: &[u8], opts: &Options) -> Result<u64> {
         stride,
         ch,
         opts.quality,
+        FLOOR_EFFORT,
     )?;
     Ok(start.elapsed().as_micros() as u64)
 }
