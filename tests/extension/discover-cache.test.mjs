@@ -94,7 +94,7 @@ test('selectors kept across discover calls follow every change of the DOM', asyn
 });
 
 // An annotated capture asks for its labels with `after_frame`: the page is read after the
-// capture's frame (the next one after the capture's probe), not before it, since Chrome's capture
+// capture's frame (two frames after the capture's probe), not before it, since Chrome's capture
 // waits for this thread. A button added before the probe must be in the answer, even when frames
 // passed in between.
 test('after_frame reads the page after the capture\'s probe and its frame', async (t) => {

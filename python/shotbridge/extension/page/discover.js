@@ -443,18 +443,21 @@
 
   /**
    * Resolves once the frame of a capture asked for at the same time has been produced: after the
-   * capture's probe (page/probe.js), at the next frame. Chrome's capture needs this thread for that
-   * frame; reading the page after it lets Chrome raster and encode the pixels meanwhile. Bounded
-   * (250 ms): a capture that never probes, or a hidden document, which makes no frames.
+   * capture's probe (page/probe.js), two frames later. Chrome's capture needs this thread for that
+   * frame; reading the page after it lets Chrome raster and encode the pixels meanwhile. The
+   * capture's request reaches the page a few ms after its probe, often after the next frame has
+   * begun: reading then held the capture's own frame back by the whole read (a 10,000-row grid:
+   * +7-10 ms of capture). Bounded (250 ms): a capture that never probes, or a hidden document,
+   * which makes no frames.
    * @returns {Promise<void>}
    */
   function afterCaptureFrame() {
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, 250);
-      const nextFrame = () => requestAnimationFrame(() => setTimeout(() => {
+      const nextFrame = () => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => {
         clearTimeout(timer);
         resolve();
-      }, 0));
+      }, 0)));
       if (L.captureInFlight || !L.whenCaptureProbed) nextFrame();
       else L.whenCaptureProbed(nextFrame);
     });
