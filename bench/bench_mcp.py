@@ -532,6 +532,8 @@ def by_previous(shot: Series, own: Series) -> dict[str, tuple[int, float]]:
 
 STAGES: list[tuple[str, str]] = [
     ("MCP client → extension starts (stdio, MCP server, bus, host, native messaging)", "request"),
+    ("  of which MCP client → host (stdio, MCP SDK, our tool, bus)", "request_host"),
+    ("  of which host → extension starts (validate, native messaging, tab lookup)", "request_ext"),
     ("extension: debugger attach (reused: ~0)", "ext_attach"),
     ("extension: before the capture (probe, layout metrics, loader id)", "pre"),
     ("  same, calls that took the cdp path", "pre_cdp"),
@@ -558,6 +560,8 @@ STAGES: list[tuple[str, str]] = [
 # The annotated observe's own rows: when its labels reached the host, against its pixels.
 OBSERVE_KEYS = {
     "request",
+    "request_host",
+    "request_ext",
     "pre",
     "capture",
     "post",
@@ -591,6 +595,8 @@ def stage_rows(stamps: list[dict[str, Any]], series: Series) -> dict[str, Any]:
         own = "own" if after.startswith("shotbridge") else "peer"
         add(f"pre_after_{own}", g("ext_shoot_at"), g("ext_start_at"))
         add("request", g("ext_start_at"), sent)
+        add("request_host", g("host_req_at"), sent)
+        add("request_ext", g("ext_start_at"), g("host_req_at"))
         add("ext_attach", g("ext_attach", 0.0))
         add("pre", g("ext_shoot_at"), g("ext_start_at"))
         add("probe_wait", g("ext_probe_ran_at"), g("ext_start_at"))

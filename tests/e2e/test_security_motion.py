@@ -1,6 +1,7 @@
 """Secrets moved by script, in real Chromium with the real extension and host: a card-number field
 moved by setInterval jumps, by a container scrolled from requestAnimationFrame, by rAF `left` or
-`transform`, or by a script-toggled CSS transition is covered in every image served.
+`transform`, by a style sheet rule changed from rAF (no DOM mutation), or by a script-toggled CSS
+transition is covered in every image served.
 
 The fields are pure green (#00ff00) on a dark page: a leak is any green pixel in the host's output.
 """
@@ -21,7 +22,7 @@ from .test_security_capture import _captures, green_pixels
 
 pytestmark = pytest.mark.browser
 
-KINDS = ("interval", "scroll", "left", "transform", "transition")
+KINDS = ("interval", "scroll", "left", "transform", "rule", "transition")
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -93,10 +93,9 @@ test('selectors kept across discover calls follow every change of the DOM', asyn
   assert.equal(byName(same, 'Save').sel, 'button[name="send"]', 'the renamed Save is the only "send" again');
 });
 
-// An annotated capture asks for its labels with `after_frame`: the page is read after the
-// capture's frame (two frames after the capture's probe), not before it, since Chrome's capture
-// waits for this thread. A button added before the probe must be in the answer, even when frames
-// passed in between.
+// An annotated capture asks for its labels with `after_frame`: the page is read once the capture
+// has its pixels (its probe after them), not before, since Chrome's capture waits for this thread.
+// A button added before the probes must be in the answer, even when frames passed in between.
 test('after_frame reads the page after the capture\'s probe and its frame', async (t) => {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true });
   t.after(() => browser.close());
@@ -113,5 +112,5 @@ test('after_frame reads the page after the capture\'s probe and its frame', asyn
     return found.elements.map((e) => e.name);
   })()`;
   assert.ok(!(await run(names(false))).includes('Late'), 'without it the page is read at once');
-  assert.ok((await run(names(true))).includes('Late'), 'with it, after the probe and its frame');
+  assert.ok((await run(names(true))).includes('Late'), 'with it, after the capture\'s probes');
 });

@@ -428,8 +428,8 @@ async def take(
     With ``owner`` (the client's session), every image is registered, the result carries its
     ``screenshot_id``, and the session is told about the finished screenshot.
     """
+    timings: Timings = {"host_req_at": _epoch_ms()}
     args = ScreenshotArgs.model_validate(_with_session_masks(raw_args, owner))
-    timings: Timings = {}
     t0 = time.perf_counter()
     if args.url:
         await link.request(

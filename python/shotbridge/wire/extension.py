@@ -297,8 +297,8 @@ class DiscoverArgs(TabArgs):
     # Hit-test each element for something drawn over it (then listed in `hidden`, not `elements`).
     # Off for reads that only want names and texts: the tests are most of a dense page's cost.
     covered: bool = Field(True, json_schema_extra=TRUTHY)
-    # Read the page two frames after a capture's probe: a capture asked for at the same time then
-    # gets its frame first, and Chrome rasters and encodes it while the page is read.
+    # Read the page once a capture asked for at the same time has its pixels (its probe after
+    # them): the capture gets the page's main thread first, which Chrome's capture waits for.
     after_frame: bool = Field(False, json_schema_extra=TRUTHY)
 
 

@@ -371,11 +371,14 @@ function planClip(pre, metrics, a) {
   // image crossing native messaging is small and the core has no resize left to do.
   const fitScale = a.fit === null ? clipScale
     : Math.min(a.scale ?? dpr, a.fit.max_width / area.width, a.fit.max_long_edge / Math.max(area.width, area.height)) / dpr;
+  // The whole viewport at its own pixels: no clip. Chrome renders any clip under a temporary
+  // device emulation and renders the page again when it lifts it (bench/results-chrome-capture.md).
+  const whole = a.selector === null && !a.full_page && Math.abs(fitScale - 1) < 1e-9;
   return {
     area,
     truncated,
     pageHeight,
-    clip: { x: area.x + sc.x, y: area.y + sc.y, width: area.width, height: area.height, scale: fitScale },
+    clip: whole ? null : { x: area.x + sc.x, y: area.y + sc.y, width: area.width, height: area.height, scale: fitScale },
     fitted: a.fit !== null,
     /** @type {{area: Rect, clip: object}[] | null} */
     tiles: null,
@@ -551,10 +554,10 @@ async function cdpAttempt(ctx, tabId, active, a, timings, dbg, attempt) {
  * @returns {Promise<{shot: any, tileShots: {area: Rect, data: string}[] | null}>}
  */
 async function cdpShoot(ctx, tabId, active, a, plan, quality, dbg, loader, timings) {
-  const shoot = (/** @type {object} */ clip) => dbg.send('Page.captureScreenshot', {
+  const shoot = (/** @type {object | null} */ clip) => dbg.send('Page.captureScreenshot', {
     format: a.format,
     ...(a.format === 'jpeg' ? { quality } : {}),
-    clip,
+    ...(clip === null ? {} : { clip }),
     fromSurface: true,
     captureBeyondViewport: plan.captureBeyondViewport,
     // Same JPEG bytes (checked on the bench pages), 3-4 ms sooner: bench/results-chrome-capture.md.

@@ -436,30 +436,34 @@
    * With `frames`, the answer also says where this frame sits (`frame_path`) and where its own
    * iframes are (`child_frames`), so lib/frames.js can join every frame's elements into one list.
    * With `text_rects`, it also lists the line boxes of the visible text (for badge placement).
-   * With `after_frame`, it waits for a concurrent capture's frame first (see afterCaptureFrame).
+   * With `after_frame`, it waits for a concurrent capture's pixels first (see afterCapture).
    * @param {{target?: string, selector?: string | null, max?: number, include_offscreen?: boolean, frames?: boolean, text_rects?: boolean, covered?: boolean, after_frame?: boolean}} args
    */
-  L.discover = (args) => (args.after_frame ? afterCaptureFrame().then(() => discoverNow(args)) : discoverNow(args));
+  L.discover = (args) => (args.after_frame ? afterCapture().then(() => discoverNow(args)) : discoverNow(args));
 
   /**
-   * Resolves once the frame of a capture asked for at the same time has been produced: after the
-   * capture's probe (page/probe.js), two frames later. Chrome's capture needs this thread for that
-   * frame; reading the page after it lets Chrome raster and encode the pixels meanwhile. The
-   * capture's request reaches the page a few ms after its probe, often after the next frame has
-   * begun: reading then held the capture's own frame back by the whole read (a 10,000-row grid:
-   * +7-10 ms of capture). Bounded (250 ms): a capture that never probes, or a hidden document,
-   * which makes no frames.
+   * Resolves once a capture asked for at the same time has its pixels: at its probe after them
+   * (page/probe.js). Chrome's capture needs this thread for its frame, and any frame requested
+   * meanwhile (a read waiting on requestAnimationFrame) delayed it by one more. Bounded: a
+   * capture that never probes (250 ms) or never comes back (2 s). The read then runs in a task
+   * of its own, so the probe's answer does not wait for it.
    * @returns {Promise<void>}
    */
-  function afterCaptureFrame() {
+  function afterCapture() {
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, 250);
-      const nextFrame = () => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => {
+      const done = () => {
         clearTimeout(timer);
-        resolve();
-      }, 0)));
-      if (L.captureInFlight || !L.whenCaptureProbed) nextFrame();
-      else L.whenCaptureProbed(nextFrame);
+        setTimeout(resolve, 0);
+      };
+      let timer = setTimeout(done, 250);
+      const probed = () => {
+        clearTimeout(timer);
+        timer = setTimeout(done, 2000);
+        L.whenCaptureDone(done);
+      };
+      if (!L.whenCaptureProbed) done();
+      else if (L.captureInFlight) probed();
+      else L.whenCaptureProbed(probed);
     });
   }
 

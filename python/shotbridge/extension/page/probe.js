@@ -29,19 +29,33 @@
   const onScreen = () => performance.getEntriesByType('paint').length > 0 ||
     (framesSeen >= 2 && performance.now() > PAINT_HOLDING_MS);
 
-  // The probe before a capture's pixels runs just before the capture asks Chrome for a frame:
-  // a label read waiting for that frame (discover's after_frame) starts counting from here.
+  // A capture probes just before it asks Chrome for a frame and again once it has the pixels:
+  // a label read asked for beside it (discover's after_frame) waits for the second probe.
   /** @type {(() => void)[]} */
   let probeWaiters = [];
+  /** @type {(() => void)[]} */
+  let doneWaiters = [];
   /** A capture has probed before its pixels and not yet after them. */
   L.captureInFlight = false;
   /** Call `fn` at the next probe before a capture. @param {() => void} fn */
   L.whenCaptureProbed = (fn) => probeWaiters.push(fn);
+  /** Call `fn` at the next probe after a capture's pixels (or its end). @param {() => void} fn */
+  L.whenCaptureDone = (fn) => doneWaiters.push(fn);
+  /** @param {(() => void)[]} waiting */
+  const call = (waiting) => {
+    for (const fn of waiting) fn();
+  };
   function captureProbed() {
     L.captureInFlight = true;
     const waiting = probeWaiters;
     probeWaiters = [];
-    for (const fn of waiting) fn();
+    call(waiting);
+  }
+  function captureDone() {
+    L.captureInFlight = false;
+    const waiting = doneWaiters;
+    doneWaiters = [];
+    call(waiting);
   }
 
   /**
@@ -223,10 +237,14 @@
   // virtual time leaves Date and performance.now on a virtual clock for good and still runs rAF;
   // Debugger.pause inside rAF stalls the screenshot; a frozen lifecycle state is ignored for a
   // visible page). So from the probe before the pixels to the one after, every state the page
-  // takes is measured: after each task that mutates the DOM (MutationObserver), each scroll, each
-  // new transition or animation (paused at once, like those found first), each frame and right
-  // after it. The masks then cover each secret's box around all of them.
+  // takes is measured: after each task that mutates the DOM (MutationObserver), each scroll of
+  // the window or of a box around a secret, each new transition or animation (paused at once,
+  // like those found first), each layout shift, and every POLL_MS between them (what no event
+  // announces: a style sheet's rule changed by script). The masks then cover each secret's box
+  // around all of them. A timer, not requestAnimationFrame: a frame requested by the watch, or a
+  // scroll listener on the whole document, held Chrome's capture back by a frame (45 vs 26 ms).
   const WATCH_MAX_MS = 60_000; // a capture that never came back (worker gone) stops the watch
+  const POLL_MS = 4;
 
   /**
    * @typedef {{measure: () => Found, boxes: Map<Element, any[]>, first: Map<Element, string>,
@@ -261,6 +279,37 @@
     for (const r of found.opaqueFrames) w.frames.set(keyOf(r), r);
   }
 
+  /** @type {WeakMap<Document, (() => void) | null>} */
+  const scrollWatchers = new WeakMap();
+  /**
+   * Send each scroll in `doc` (of the window or any box) to `fn` (null: to nobody). The listener
+   * stays on the document once added: adding and removing a scroll listener around each capture
+   * held Chrome's capture back by a frame (measured 42 vs 27 ms).
+   * @param {Document} doc
+   * @param {(() => void) | null} fn
+   */
+  function onScroll(doc, fn) {
+    if (!scrollWatchers.has(doc)) {
+      doc.addEventListener('scroll', () => scrollWatchers.get(doc)?.(), { capture: true, passive: true });
+    }
+    scrollWatchers.set(doc, fn);
+  }
+
+  /**
+   * Call `fn` at each layout shift (a box moved with no DOM change: a late image or font).
+   * @param {() => void} fn
+   * @returns {PerformanceObserver | null}
+   */
+  function layoutShifts(fn) {
+    try {
+      const po = new PerformanceObserver(fn);
+      po.observe({ type: 'layout-shift' });
+      return po;
+    } catch {
+      return null; // not supported here: the poll still sees the new place
+    }
+  }
+
   /**
    * Start measuring every state of the secrets of `docs` until stopWatch().
    * @param {() => Found} measure
@@ -275,25 +324,25 @@
     };
     const observer = new MutationObserver(onChange);
     const opts = { attributes: true, childList: true, characterData: true, subtree: true };
+    /** @type {[EventTarget, string][]} */
     const listened = [];
+    const listen = (/** @type {EventTarget} */ target, /** @type {string} */ type, capture = false) => {
+      target.addEventListener(type, onChange, { capture, passive: true });
+      listened.push([target, type]);
+    };
     for (const root of found.roots) observer.observe(root, opts);
     for (const doc of found.docs) {
-      for (const type of ['scroll', 'transitionrun', 'animationstart', 'resize']) {
-        doc.addEventListener(type, onChange, { capture: true, passive: true });
-        listened.push([doc, type]);
-      }
+      for (const type of ['transitionrun', 'animationstart', 'resize']) listen(doc, type, true);
+      onScroll(doc, onChange);
     }
-    // Each frame and just after it: what script set in a rAF callback that ran after ours.
-    const channel = new MessageChannel();
-    channel.port1.onmessage = onChange;
-    let raf = 0;
+    const shifts = layoutShifts(onChange);
+    let poll = 0;
     const tick = () => {
       if (watch !== w || w.expired) return;
       onChange();
-      channel.port2.postMessage(0);
-      raf = requestAnimationFrame(tick);
+      poll = setTimeout(tick, POLL_MS);
     };
-    raf = requestAnimationFrame(tick);
+    poll = setTimeout(tick, POLL_MS);
     // Left on, the watch would keep the page's animations paused: it ends itself, and the probe
     // after the pixels then refuses the image (it can no longer vouch for the masks).
     const timer = setTimeout(() => {
@@ -303,9 +352,13 @@
     }, WATCH_MAX_MS);
     w.stop = () => {
       observer.disconnect();
-      for (const [doc, type] of listened) doc.removeEventListener(type, onChange, { capture: true });
-      cancelAnimationFrame(raf);
-      channel.port1.close();
+      for (const [target, type] of listened) {
+        target.removeEventListener(type, onChange, { capture: true });
+        target.removeEventListener(type, onChange);
+      }
+      shifts?.disconnect();
+      for (const doc of found.docs) onScroll(doc, null);
+      clearTimeout(poll);
       clearTimeout(timer);
     };
     watch = w;
@@ -339,6 +392,7 @@
 
   // Resume what a probe paused, after a capture attempt that ended early.
   L.thawAnimations = () => {
+    captureDone();
     stopWatch();
     thaw();
     return true;
@@ -402,7 +456,7 @@
   L.probe = (args) => {
     const began = performance.now();
     if (args && args.freeze) captureProbed();
-    if (args && args.thaw) L.captureInFlight = false;
+    if (args && args.thaw) captureDone();
     const secret = secretSelector(args && args.mask_selectors);
     if ('error' in secret) return { isTop: window === window.top, error: secret.error };
     const isTop = window === window.top;
