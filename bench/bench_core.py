@@ -367,20 +367,21 @@ decodes, paints (or labels), encodes q60 optimized + thumbnail. The floor is the
 `_core.turbo_floor` (decode + encode of the output and a thumbnail crop)."""
 
 
-NOTES = """Pipeline: decode -> fit 1280 px wide (long edge <= 1568) -> 50 labels -> q60 4:2:0
-JPEG (standard Huffman tables; optimized ones only for a retry over budget) + 320 px thumbnail. Core: `shotbridge.image.shrink` (Catmull-Rom resize,
-JPEG decoded DCT-scaled when the output is at most half the source). Pillow: `draft()` for JPEG,
-Lanczos, ImageDraw rectangles + text, `save(quality=60, optimize=True, subsampling=2)`.
+NOTES = """Pipeline: decode -> fit 1280 px wide (long edge <= 1568) -> 50 labels -> q60 4:2:0 JPEG
+(standard Huffman tables; optimized ones only for a retry over budget) + 320 px thumbnail. Core:
+`shotbridge.image.shrink` (Catmull-Rom resize, JPEG decoded DCT-scaled when the output is at
+most half the source). Pillow: `draft()` for JPEG, Lanczos, ImageDraw rectangles + text,
+`save(quality=60, optimize=True, subsampling=2)`.
 Threads: Pillow and the floor run on one thread; the core splits the main resize by rows over 2
-threads, encodes the main JPEG as two halves on two threads joined at a restart marker (the
-same pixels as one encode), and the thumbnail on another thread meanwhile. Core and Pillow calls alternate within each repetition; the floor
-runs back to back.
+threads, encodes the main JPEG as two halves on two threads joined at a restart marker (the same
+pixels as one encode), and the thumbnail on another thread meanwhile. Core and Pillow calls
+alternate within each repetition; the floor runs back to back.
 Floor: `_core.turbo_floor` = libjpeg-turbo (the core's static build) decoding DCT-scaled exactly as
 the core does + encoding an output-sized and a thumbnail-sized crop on one thread with optimized
 Huffman tables (as Pillow's `optimize=True`), no resampling, no labels.
-Memory: fresh subprocess per row, kernel RSS high-water mark (VmHWM, reset via clear_refs) minus
-RSS before the call; "x decoded" divides by width x height x 3. Timings on a shared 2-core
-machine are noisy: compare ratios within a row, and re-run for stable figures."""
+Memory: fresh subprocess per row, kernel RSS high-water mark (VmHWM, reset via clear_refs) minus RSS
+before the call; "x decoded" divides by width x height x 3. Timings on a shared 2-core machine are
+noisy: compare ratios within a row, and re-run for stable figures."""
 
 
 def main() -> None:

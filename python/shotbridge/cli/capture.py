@@ -222,7 +222,12 @@ _OPTIONS = [
         show_default=True,
         help="Headless window size, WIDTHxHEIGHT.",
     ),
-    click.option("--dpr", type=FiniteFloatRange(0.5, 4), help="Headless device pixel ratio."),
+    click.option(
+        "--dpr",
+        type=FiniteFloatRange(0.5, 4),
+        help="Headless device pixel ratio. Default: 1, or under 1 when the window is wider than "
+        "--max-width, so the page renders at the image's width.",
+    ),
     click.option(
         "--timeout",
         type=FiniteFloatRange(1, 120),
@@ -266,6 +271,7 @@ def capture(
     Writes the JPEG, a 320 px thumbnail beside it, and with --annotate the label map as JSON.
     Exit codes: 0 done, 1 capture failed, 2 bad input, 3 no browser.
     """
+    from shotbridge.client.browser import render_dpr
     from shotbridge.wire.extension import scroll_target
 
     w, h = parse_window(window_size)
@@ -291,7 +297,8 @@ def capture(
             max_bytes=max_bytes,
             timeout_ms=int(timeout * 1000),
         )
-        result = asyncio.run(_run(browser, args, (w, h), dpr, status, local))
+        scale = dpr if dpr is not None else render_dpr(w, max_width)
+        result = asyncio.run(_run(browser, args, (w, h), scale, status, local))
     _write(result, paths, annotate=annotate, as_json=as_json)
 
 

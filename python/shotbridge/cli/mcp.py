@@ -16,7 +16,7 @@ import anyio
 import click
 
 from shotbridge.cli.bus_option import bus_option
-from shotbridge.cli.options import browser_option, parse_window
+from shotbridge.cli.options import FiniteFloatRange, browser_option, parse_window
 
 if TYPE_CHECKING:  # the server loads only when `shotctl mcp` runs
     from mcp.server.mcpserver import MCPServer
@@ -51,6 +51,12 @@ def client_config(client: str, command: list[str]) -> str:
 @bus_option
 @click.option(
     "--window-size", default="1280x800", show_default=True, help="Headless window, WIDTHxHEIGHT."
+)
+@click.option(
+    "--dpr",
+    type=FiniteFloatRange(0.5, 4),
+    help="Headless device pixel ratio. Default: 1, or under 1 for a window wider than 1280 px, "
+    "so the page renders at the width its screenshots are sent at.",
 )
 @click.option(
     "--log-level",
@@ -91,6 +97,7 @@ def client_config(client: str, command: list[str]) -> str:
 def mcp(
     browser: str,
     window_size: str,
+    dpr: float | None,
     log_level: str,
     allow_cdp: bool,
     shared_session: bool,
@@ -115,11 +122,14 @@ def mcp(
         stream=sys.stderr,
         format="shotctl mcp %(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    from shotbridge.client.browser import render_dpr
     from shotbridge.mcp_server import Connection, ServerState, build_server, bus_factory
     from shotbridge.mcp_server.ratelimit import budget_from_options
     from shotbridge.mcp_server.session import SettingsSync
 
-    connection = Connection(bus_factory(browser, parse_window(window_size)))  # type: ignore[arg-type]
+    window = parse_window(window_size)
+    scale = dpr if dpr is not None else render_dpr(window[0])
+    connection = Connection(bus_factory(browser, window, scale))  # type: ignore[arg-type]
     state = ServerState(
         connection=connection,
         budget=budget_from_options(cooldown, session_limit),

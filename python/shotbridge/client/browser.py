@@ -17,6 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from shotbridge.wire.budgets import MAX_WIDTH
 from shotbridge.wire.errors import BrowserError
 
 _PR_SET_PDEATHSIG = 1
@@ -39,6 +40,23 @@ BASE_FLAGS = (
     "--mute-audio",
 )
 _FLAGS = ("--headless=new", *BASE_FLAGS)
+
+
+# Chrome rounds a scaled window's size up by a pixel or two: aim this far under the width.
+_ROUNDING_PX = 4
+
+
+def render_dpr(window_width: int, image_width: int = MAX_WIDTH) -> float | None:
+    """The device pixel ratio that renders a headless window wider than the images at their width.
+
+    Screenshots are then taken as they are sent: Chrome scales a capture under a temporary device
+    emulation and renders the page again afterwards (bench/results-chrome-capture.md), and every
+    frame rasters fewer pixels. The page still lays out at the window's CSS width. None: the window
+    is not wider, so it renders at 1.
+    """
+    if window_width <= image_width:
+        return None
+    return round((image_width - _ROUNDING_PX) / window_width, 4)
 
 
 def _die_with_parent() -> None:

@@ -138,17 +138,28 @@ class BusFactory:
     """Makes links for one browser mode; ``auto`` can also ask for the user's browser alone."""
 
     def __init__(
-        self, mode: BrowserMode, window_size: tuple[int, int], host: str | None = None
+        self,
+        mode: BrowserMode,
+        window_size: tuple[int, int],
+        device_scale_factor: float | None = None,
+        host: str | None = None,
     ) -> None:
         self.mode = mode
         self.window_size = window_size
+        self.device_scale_factor = device_scale_factor
         self.host = host
 
     async def __call__(self) -> Link:
         from shotbridge.client.connect import connect  # pulls in the bus client only when needed
 
         log.info("connecting to the browser (mode=%s)", self.mode)
-        return _BusLink(await connect(self.mode, window_size=self.window_size, host=self.host))
+        conn = await connect(
+            self.mode,
+            window_size=self.window_size,
+            device_scale_factor=self.device_scale_factor,
+            host=self.host,
+        )
+        return _BusLink(conn)
 
     def user_browser_listed(self) -> bool:
         from shotbridge.client.connect import user_browser_listed
@@ -163,9 +174,12 @@ class BusFactory:
 
 
 def bus_factory(
-    mode: BrowserMode, window_size: tuple[int, int], host: str | None = None
+    mode: BrowserMode,
+    window_size: tuple[int, int],
+    device_scale_factor: float | None = None,
+    host: str | None = None,
 ) -> BusFactory:
-    return BusFactory(mode, window_size, host)
+    return BusFactory(mode, window_size, device_scale_factor, host)
 
 
 class Connection:
