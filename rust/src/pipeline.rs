@@ -241,6 +241,56 @@ fn draw(
     Ok(annotate(img, &labels, text, undo))
 }
 
+/// Black out the request's masks on pixels decoded from a `src`-sized input. DCT-scaled JPEG
+/// pixels depend on whole 16x16-px MCUs of the source, so those masks are widened to whole
+/// scaled MCUs; others to a 2 px grid (a 4:2:0 chroma sample).
+fn paint_masks(
+    req: &Request<'_>,
+    px: &mut Raster,
+    src: (u32, u32),
+    format: Format,
+    dct_denom: u32,
+) -> Result<()> {
+    if req.masks.is_empty() {
+        return Ok(());
+    }
+    let map = Mapping::new(&req.css, src, (px.width, px.height));
+    let rects = mask_rects(&map, req.masks)?;
+    let grid = if format == Format::Jpeg && dct_denom > 1 {
+        (16 / dct_denom).max(2)
+    } else {
+        2
+    };
+    mask::apply(px, &rects, i64::from(grid));
+    Ok(())
+}
+
+/// The thumbnail of an input that leaves as it came: decoded DCT-scaled from the input itself,
+/// its masks painted (which also proves the input decodes: a broken stream fails here as it
+/// would on the full path). With the DCT denominator it was decoded at.
+fn thumbnail_of(
+    req: &Request<'_>,
+    data: &[u8],
+    header: &crate::header::Header,
+) -> Result<(budget::Fitted, u32)> {
+    let opts = &req.options;
+    let src = (header.width, header.height);
+    let tw = opts.thumb_width.min(src.0);
+    let th = ((f64::from(src.1) * f64::from(tw) / f64::from(src.0)).round() as u32).max(1);
+    let decoded = decode(data, header, (tw, th))?;
+    let mut px = decoded.raster;
+    paint_masks(req, &mut px, src, header.format, decoded.dct_denom)?;
+    let mut encoder = Encoder::new()?;
+    let thumb = budget::fit(
+        (tw, th),
+        opts.quality,
+        opts.min_quality,
+        opts.thumb_max_bytes,
+        |size, q, e| encoder.encode_with(&resize(&px, size.0, size.1)?, q, e),
+    )?;
+    Ok((thumb, decoded.dct_denom))
+}
+
 /// The quality to keep the input at, when it can leave as it came (see `Options::source_quality`).
 fn kept_quality(
     req: &Request<'_>,
@@ -280,29 +330,16 @@ fn masked_as_is<'a>(
         .map(std::borrow::Cow::Owned))
 }
 
-/// The input JPEG (masked in its coefficients) as the output, with a thumbnail decoded from
-/// it (which also proves it decodes: a broken stream fails here as it would on the full path).
+/// The input JPEG (masked in its coefficients) as the output, with its thumbnail.
 fn keep_as_is(
     req: &Request<'_>,
     data: &[u8],
     header: &crate::header::Header,
     quality: u8,
+    (thumb, dct_denom): (budget::Fitted, u32),
     mut clock: Clock,
 ) -> Result<Output> {
-    let opts = &req.options;
     let src = (header.width, header.height);
-    let tw = opts.thumb_width.min(src.0);
-    let th = ((f64::from(src.1) * f64::from(tw) / f64::from(src.0)).round() as u32).max(1);
-    let decoded = decode(data, header, (tw, th))?;
-    clock.lap("decode");
-    let mut encoder = Encoder::new()?;
-    let thumb = budget::fit(
-        (tw, th),
-        opts.quality,
-        opts.min_quality,
-        opts.thumb_max_bytes,
-        |size, q, e| encoder.encode_with(&resize(&decoded.raster, size.0, size.1)?, q, e),
-    )?;
     clock.lap("thumbnail");
     let (sx, _) = req.css.source_scale(src.0, src.1);
     Ok(Output {
@@ -323,7 +360,7 @@ fn keep_as_is(
         badges_drawn: 0,
         boxes_offscreen: 0,
         text_covered: 0,
-        dct_scale_denom: decoded.dct_denom,
+        dct_scale_denom: dct_denom,
         timings_us: clock.finish(),
     })
 }
@@ -342,9 +379,19 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
     let src = (header.width, header.height);
     let out = fit(src.0, src.1, opts.max_width, opts.max_long_edge);
     if let Some(q) = kept_quality(req, header.format, src, out, data.len()) {
-        if let Some(kept) = masked_as_is(req, &data, src)? {
-            clock.lap("mask");
-            return keep_as_is(req, &kept, &header, q, clock);
+        // The thumbnail is made meanwhile on a second thread, from the input with the same
+        // masks painted (a decode of the masked bytes could only start after the masking).
+        let (kept, thumb) = std::thread::scope(|s| {
+            let thumb = s.spawn(|| thumbnail_of(req, &data, &header));
+            let kept = masked_as_is(req, &data, src);
+            let thumb = thumb
+                .join()
+                .unwrap_or_else(|_| Err(CoreError::Internal("thumbnail thread panicked".into())));
+            (kept, thumb)
+        });
+        if let Some(kept) = kept? {
+            clock.lap("mask"); // and the thumbnail, made meanwhile
+            return keep_as_is(req, &kept, &header, q, thumb?, clock);
         }
     }
     let decoded = decode(&data, &header, out)?;
@@ -356,16 +403,7 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
     // source, so those masks are widened to whole scaled MCUs; others to a 2 px grid (a 4:2:0
     // chroma sample).
     let mut decoded_px = decoded.raster;
-    if !req.masks.is_empty() {
-        let map = Mapping::new(&req.css, src, (decoded_px.width, decoded_px.height));
-        let rects = mask_rects(&map, req.masks)?;
-        let grid = if header.format == Format::Jpeg && decoded.dct_denom > 1 {
-            (16 / decoded.dct_denom).max(2)
-        } else {
-            2
-        };
-        mask::apply(&mut decoded_px, &rects, i64::from(grid));
-    }
+    paint_masks(req, &mut decoded_px, src, header.format, decoded.dct_denom)?;
     let base = resize_owned(decoded_px, out.0, out.1)?;
     clock.lap("resize");
 
@@ -642,7 +680,8 @@ mod mask_tests {
             }
         }
         assert_eq!(img.pixel(600, 300), before.pixel(600, 300));
-        // The thumbnail is made from the masked image.
+        // The thumbnail (made from the input meanwhile) is masked too: all of the secret's
+        // box at half size, x 50.25..200.25, y 25..35.
         let t = decode(
             &out.thumbnail,
             &read_header(&out.thumbnail).unwrap(),
@@ -650,10 +689,18 @@ mod mask_tests {
         )
         .unwrap()
         .raster;
+        for y in 25..35 {
+            for x in 50..201 {
+                assert!(
+                    t.pixel(x, y).iter().all(|&c| c <= 24),
+                    "({x},{y}) {:?}",
+                    t.pixel(x, y)
+                );
+            }
+        }
         assert!(
-            t.pixel(125, 30).iter().all(|&c| c <= 24),
-            "{:?}",
-            t.pixel(125, 30)
+            t.pixel(300, 150).iter().any(|&c| c > 40),
+            "the rest is the picture"
         );
     }
     #[test]
