@@ -362,7 +362,8 @@ def browser_summary(rows: list[Row]) -> str:
 BROWSER_NOTES = """What the extension sends now: a CDP capture rendered at the output size, q60
 (made here from each corpus screenshot with Pillow: Lanczos to fit 1280 px, q60 4:2:0), with one
 password field (300x40 CSS px) to mask. Without labels the core writes the mask into the JPEG's
-DCT coefficients and makes the thumbnail; with labels it decodes, draws and encodes. Pillow
+DCT coefficients while a second thread makes the thumbnail from the input, the mask painted; with
+labels it decodes, draws and encodes. Pillow
 decodes, paints (or labels), encodes q60 optimized + thumbnail. The floor is the same
 `_core.turbo_floor` (decode + encode of the output and a thumbnail crop)."""
 

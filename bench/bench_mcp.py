@@ -513,7 +513,10 @@ async def run(
                         check(await ours.call_tool("observe", {}), "observe").content[0].text
                     )
                     info["viewport"] = page["viewport"]
-                    info["dpr"] = page.get("device_pixel_ratio", 1)
+                    shot = check(await ours.call_tool("capture_screenshot", {}), "capture")
+                    image = next(b for b in shot.content if isinstance(b, ImageContent))
+                    with Image.open(io.BytesIO(base64.b64decode(image.data))) as img:
+                        info["image_width"] = img.width
             info["elapsed_s"] = time.perf_counter() - t0
     return results, info
 
@@ -667,8 +670,8 @@ def header(results: list[PageResult], info: dict[str, Any], args: argparse.Names
         "Each page of bench/pages/ (see its README.md), served from 127.0.0.1, open in three "
         f"headless Chromiums at a {VIEWPORT[0]}×{VIEWPORT[1]} viewport (Playwright: "
         "`--viewport-size`; DevTools: `--viewport`; ours: `--window-size "
-        f"{info['window'][0]}x{info['window'][1]}`, which gave {vp['width']:g}×{vp['height']:g} "
-        f"at device pixel ratio {info.get('dpr', 1):.4g}: `shotctl mcp` renders a window wider "
+        f"{info['window'][0]}x{info['window'][1]}`, which gave {vp['width']:g}×{vp['height']:g}, "
+        f"rendered {info['image_width']} device px wide: `shotctl mcp` renders a window wider "
         "than its 1280 px images at their width, see docs/tools.md; the peers render every CSS "
         "px and send it); "
         f"{SETTLE_S:g} s after navigating, {args.warmup} warm-up rounds, then {args.runs} rounds "
