@@ -378,7 +378,11 @@ class CaptureLink:
         self.mask = mask
 
     async def request(
-        self, cmd: str, args: dict[str, Any] | None = None, timeout: float = 15.0
+        self,
+        cmd: str,
+        args: dict[str, Any] | None = None,
+        timeout: float = 15.0,
+        on_partial: Any = None,
     ) -> dict[str, Any]:
         import base64
         import io

@@ -77,3 +77,21 @@ def test_a_page_that_gains_a_secret_is_taken_by_cdp_and_masked(
     methods, green = asyncio.run(run())
     assert methods == ["visible", "cdp", "cdp"], methods
     assert green == [0, 0, 0]
+
+
+def test_pixels_sent_ahead_are_used_when_the_page_held_still(
+    browser: HeadlessBrowser, pages_url: str
+) -> None:
+    # The extension hands the pixels over before its probe after them (early_pixels); the host
+    # shrinks them meanwhile and uses that result when the reply adds no mask. Still secrets: used.
+    async def run() -> list[tuple[float, int]]:
+        out = []
+        async with await BusClient.connect(runtime_dir=browser.runtime_dir) as c:
+            url = f"{pages_url}/security/toggle.html"
+            await c.request("interact", {"action": "navigate", "url": url}, timeout=30)
+            for _ in range(4):
+                shot = await c.request("screenshot", {"method": "cdp"}, timeout=20)
+                out.append((shot["timings"]["early_pixels_used"], green_pixels(shot["jpeg"])))
+        return out
+
+    assert asyncio.run(run()) == [(1.0, 0)] * 4

@@ -26,7 +26,7 @@ emulation.installListeners();
 
 native.configure({
   onMessage(msg) {
-    void handleRequest(msg).then((reply) => {
+    void handleRequest(msg, native.post).then((reply) => {
       if (reply) native.post(reply);
     });
   },

@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 
 Send = Callable[[bytes], Awaitable[None]]
 EventListener = Callable[[dict[str, Any]], None]
+Partial = Callable[[dict[str, Any]], None]
 
 
 class ExtensionLink:
@@ -35,6 +36,7 @@ class ExtensionLink:
     def __init__(self, send: Send | None = None, *, keep_events: int = 100) -> None:
         self._send = send
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._partials: dict[str, Partial] = {}
         self._ids = itertools.count(1)
         self._listeners: list[EventListener] = []
         self.hello: Hello | None = None
@@ -67,16 +69,27 @@ class ExtensionLink:
     # ---- requests ----------------------------------------------------------------------------
 
     async def request(
-        self, cmd: str, args: dict[str, Any] | None = None, timeout: float = 15.0
+        self,
+        cmd: str,
+        args: dict[str, Any] | None = None,
+        timeout: float = 15.0,
+        on_partial: Partial | None = None,
     ) -> dict[str, Any]:
         """Send ``cmd`` and return the reply's ``result``; CommandError on an error reply."""
-        reply = await self.call(cmd, args, timeout)
+        reply = await self.call(cmd, args, timeout, on_partial)
         return reply_result(reply, f"extension refused {cmd!r}")
 
     async def call(
-        self, cmd: str, args: dict[str, Any] | None = None, timeout: float = 15.0
+        self,
+        cmd: str,
+        args: dict[str, Any] | None = None,
+        timeout: float = 15.0,
+        on_partial: Partial | None = None,
     ) -> dict[str, Any]:
-        """Send ``cmd`` and return the extension's whole reply frame (ok or not)."""
+        """Send ``cmd`` and return the extension's whole reply frame (ok or not).
+
+        ``on_partial`` gets each part of the result the extension sends ahead of its reply.
+        """
         send = self._send
         if send is None:
             raise CommandError(ErrorCode.NOT_CONNECTED, "extension not connected")
@@ -88,6 +101,8 @@ class ExtensionLink:
             raise CommandError(ErrorCode.BAD_REQUEST, f"cannot send {cmd!r}: {exc}") from exc
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
+        if on_partial is not None:
+            self._partials[request_id] = on_partial
         try:
             await send(frame)
             return await asyncio.wait_for(future, timeout)
@@ -99,6 +114,7 @@ class ExtensionLink:
             raise CommandError(ErrorCode.NOT_CONNECTED, f"extension port broken: {exc}") from exc
         finally:
             self._pending.pop(request_id, None)
+            self._partials.pop(request_id, None)
 
     # ---- incoming frames ---------------------------------------------------------------------
 
@@ -112,12 +128,27 @@ class ExtensionLink:
         if "event" in msg:
             self._on_event(msg)
             return
+        if "partial" in msg:
+            self._on_partial(msg)
+            return
         future = self._pending.get(str(msg.get("id")))
         if future is None or future.done():
             # The asker timed out or left: a late reply is expected, not an error.
             log.debug("dropping reply with unknown id %r", msg.get("id"))
             return
         future.set_result(msg)
+
+    def _on_partial(self, msg: dict[str, Any]) -> None:
+        """Part of a result ahead of its reply: to the asker's callback, if it still waits."""
+        callback = self._partials.get(str(msg.get("id")))
+        data = msg.get("partial")
+        if callback is None or not isinstance(data, dict):
+            log.debug("dropping partial reply with unknown id %r", msg.get("id"))
+            return
+        try:
+            callback(data)
+        except Exception:  # a broken callback must not take the port down
+            log.exception("partial reply handler failed")
 
     def _on_event(self, msg: dict[str, Any]) -> None:
         name = str(msg.get("event"))

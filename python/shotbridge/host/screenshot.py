@@ -17,12 +17,13 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import Field
 
+from shotbridge.host.early_pixels import EarlyPixels
 from shotbridge.host.shots import ShotRegistry
 from shotbridge.wire.errors import CommandError, ErrorCode
 from shotbridge.wire.extension import (
@@ -54,7 +55,11 @@ class Link(Protocol):
     """What this module needs of the host's connection to the extension."""
 
     async def request(
-        self, cmd: str, args: dict[str, Any] | None = None, timeout: float = 15.0
+        self,
+        cmd: str,
+        args: dict[str, Any] | None = None,
+        timeout: float = 15.0,
+        on_partial: Callable[[dict[str, Any]], None] | None = None,
     ) -> dict[str, Any]: ...
 
 
@@ -90,6 +95,8 @@ class _Page:
     found: DiscoverResult | None
     ext_timings: dict[str, Any]
     annotations: list[Annotation] = field(default_factory=list)
+    # The pixels the extension sent ahead of its reply, already being shrunk.
+    early: EarlyPixels[list[_Shrunk]] | None = None
 
     @property
     def parts(self) -> list[CaptureTile | CaptureResult]:
@@ -191,6 +198,8 @@ def capture_args(args: ScreenshotArgs) -> CaptureArgs:
     )
     if args.scroll is not None:
         out.scroll = args.scroll
+    if not args.full_page:
+        out.early_pixels = True
     caps = TileCaps(max_width=args.max_width, max_long_edge=args.max_long_edge)
     if args.full_page:
         # The extension picks the width-fitting scale and cuts the bands: it knows the page size.
@@ -233,30 +242,59 @@ async def _from_browser(link: Link, args: ScreenshotArgs, timings: Timings) -> _
     """The page's pixels and, for labels, its elements (at once unless a scroll comes first)."""
     t1 = time.perf_counter()
     timeout = args.timeout_ms / 1000
+    found_job = _labels_beside(link, args, timings) if args.scroll is None else None
+
+    async def shrink_early(capture: CaptureResult) -> list[_Shrunk]:
+        found = await asyncio.shield(found_job) if found_job else None
+        return await _shrink_all(_page(capture, found, {}), args)
+
+    early: EarlyPixels[list[_Shrunk]] = EarlyPixels(shrink_early)
     asked = capture_args(args).model_dump(mode="python", exclude_unset=True)
-    capture_job = _stamped(link.request("capture", asked, timeout=timeout), timings)
-    raw_found: dict[str, Any] | None = None
-    if not args.annotate:
-        raw_capture = await capture_job
-    elif args.scroll is not None:
+    asking = link.request("capture", asked, timeout=timeout, on_partial=early.on_partial)
+    try:
+        raw_capture = await _stamped(asking, timings)
+    except BaseException:
+        if found_job:
+            found_job.cancel()
+        raise
+    found = await found_job if found_job else None
+    if args.annotate and found_job is None:
         # The capture scrolls first: elements must be found where they are after that.
-        raw_capture = await capture_job
         found_args = _discover_args(args, beside_capture=False)
-        raw_found = await link.request("discover", found_args, timeout=timeout)
-    else:
-        found_args = _discover_args(args, beside_capture=True)
-        discover_job = _stamped(
-            link.request("discover", found_args, timeout=timeout), timings, "labels_got_at"
-        )
-        raw_capture, raw_found = await asyncio.gather(capture_job, discover_job)
-    found = DiscoverResult.model_validate(raw_found) if raw_found is not None else None
+        found = await _found(link.request("discover", found_args, timeout=timeout))
     ext_timings = raw_capture.get("timings") if isinstance(raw_capture, dict) else None
-    capture = CaptureResult.model_validate(raw_capture)
-    _placeable(capture.masks)
+    capture = early.complete(CaptureResult.model_validate(raw_capture))
     timings["browser_ms"] = _since(t1)
+    return _page(capture, found, ext_timings if isinstance(ext_timings, dict) else {}, early)
+
+
+def _labels_beside(
+    link: Link, args: ScreenshotArgs, timings: Timings
+) -> asyncio.Task[DiscoverResult] | None:
+    """The labels, asked for beside the capture (None without labels)."""
+    if not args.annotate:
+        return None
+    found_args = _discover_args(args, beside_capture=True)
+    asking = link.request("discover", found_args, timeout=args.timeout_ms / 1000)
+    job = asyncio.create_task(_found(_stamped(asking, timings, "labels_got_at")))
+    # Its error is the caller's only when the capture got that far (awaited there).
+    job.add_done_callback(lambda t: t.cancelled() or t.exception())
+    return job
+
+
+async def _found(job: Awaitable[dict[str, Any]]) -> DiscoverResult:
+    return DiscoverResult.model_validate(await job)
+
+
+def _page(
+    capture: CaptureResult,
+    found: DiscoverResult | None,
+    ext: dict[str, Any],
+    early: EarlyPixels[list[_Shrunk]] | None = None,
+) -> _Page:
+    _placeable(capture.masks)
     annotations = to_annotations(found.elements if found else [])
-    ext = ext_timings if isinstance(ext_timings, dict) else {}
-    return _Page(capture, found, ext, annotations)
+    return _Page(capture, found, ext, annotations, early)
 
 
 def _shrink_part(page: _Page, part: CaptureTile | CaptureResult, options: ShrinkOptions) -> _Shrunk:
@@ -440,7 +478,9 @@ async def take(
         timings["navigate_ms"] = _since(t0)
     page = await _from_browser(link, args, timings)
     t2 = time.perf_counter()
-    done = await _shrink_all(page, args)
+    early = await page.early.result(page.capture) if page.early else None
+    done = early if early is not None else await _shrink_all(page, args)
+    timings["early_pixels_used"] = float(early is not None)
     timings["core_ms"] = _since(t2)
     timings["total_ms"] = _since(t0)
     _register(owner, page, args, done)

@@ -205,6 +205,10 @@ class CaptureArgs(TabArgs):
     fit_quality: int | None = Field(None, ge=1, le=100)
     # Secrets to paint over on top of password fields (the user's configure mask_selectors).
     mask_selectors: list[str] = Field([])
+    # Send the pixels in a partial reply as soon as Chrome hands them over, before the probe
+    # after them: the host shrinks them meanwhile, and the final reply (the verdict, with every
+    # mask) then carries no data_url. Plain viewport and element captures by CDP only.
+    early_pixels: bool = Field(False, json_schema_extra=TRUTHY)
 
 
 class CaptureTile(Model):
@@ -216,7 +220,9 @@ class CaptureTile(Model):
 
 
 class CaptureResult(Model):
-    data_url: str  # data:image/jpeg;base64,...
+    # data:image/jpeg;base64,...; "" in a final reply whose pixels came early (early_pixels)
+    data_url: str = ""
+    attempt: int = 1  # which try took these pixels (a partial and its final reply share it)
     method: Literal["cdp", "visible"]
     quality: int | None = None  # the JPEG quality Chrome encoded data_url at
     url: str

@@ -103,6 +103,7 @@ export const COMMAND_ARGS = {
         message: 'fit must be {max_width, max_long_edge} in output px (each at least 16)' },
       fit_quality: { type: 'integer', min: 1, max: 100, nullable: true, default: null, message: 'fit_quality must be an integer 1..100' },
       mask_selectors: { type: 'array', items: 'string', default: [], message: 'mask_selectors must be a list of CSS selectors' },
+      early_pixels: truthy('early_pixels is read as true or false'),
     },
     check(a) {
       if (a.full_page && a.selector !== null) throw bad('use either selector or full_page, not both');

@@ -518,6 +518,10 @@ async function cdpAttempt(ctx, tabId, active, a, timings, dbg, attempt) {
   const quality = 'fitted' in plan && plan.fitted && a.fit_quality !== null ? a.fit_quality : a.quality;
   const { shot, tileShots } = await cdpShoot(ctx, tabId, active, a, plan, quality, dbg, loader, timings);
   timings.image_at = epochMs(); // Chrome has handed us the pixels
+  // The host may shrink them while the page is checked below: it holds them until the reply,
+  // whose masks (the probe before plus the one after) are the ones that count.
+  const early = a.early_pixels && !tileShots;
+  if (early) ctx.partial({ ...cdpResult(a, tabId, plan, pre, pre, { data: shot.data, tiles: null, quality }, timings), attempt });
   // One image, one document: the same document (loader and page-side id), URL and scroll
   // before and after the pixels, or the masks may describe another page. The second probe's
   // masks are added too: they hold every place a secret took since the first one (the page
@@ -536,7 +540,8 @@ async function cdpAttempt(ctx, tabId, active, a, timings, dbg, attempt) {
     return null;
   }
   const shots = { data: shot.data, tiles: tileShots, quality };
-  return cdpResult(a, tabId, plan, pre, post, shots, timings);
+  const out = cdpResult(a, tabId, plan, pre, post, shots, timings);
+  return early ? { ...out, data_url: '', attempt } : { ...out, attempt };
 }
 
 /**

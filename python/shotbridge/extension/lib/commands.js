@@ -117,9 +117,10 @@ async function pageWatch(ctx) {
 
 /**
  * @param {any} msg a decoded message from the host
+ * @param {(m: object) => void} [post] sends a partial reply ({id, partial}) ahead of the reply
  * @returns {Promise<object | null>} the reply, or null when `msg` is not a request
  */
-export async function handleRequest(msg) {
+export async function handleRequest(msg, post = () => {}) {
   if (!msg || typeof msg !== 'object' || Array.isArray(msg)) return null;
   const id = msg.id;
   if (typeof id !== 'string' && typeof id !== 'number') {
@@ -136,7 +137,9 @@ export async function handleRequest(msg) {
       throw new ShotError(Code.BAD_REQUEST, `Unknown command: ${JSON.stringify(cmd)}.`);
     }
     if (typeof args !== 'object' || Array.isArray(args)) throw new ShotError(Code.BAD_REQUEST, 'args must be an object');
-    ctx = new CommandContext(cmd, parseArgs(cmd, args));
+    ctx = new CommandContext(cmd, parseArgs(cmd, args), (data) => {
+      if (!ctx?.done) post({ id, partial: data });
+    });
     const result = await Promise.race([HANDLERS[cmd](ctx), ctx.cancelled, pageWatch(ctx)]);
     console.debug(`[shotbridge] ${cmd} ok in ${Math.round(performance.now() - t0)} ms`);
     return { id, ok: true, result };

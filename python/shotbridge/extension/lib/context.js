@@ -9,10 +9,13 @@ export class CommandContext {
   /**
    * @param {string} cmd
    * @param {Record<string, any>} args as lib/args.js read them (timeout_ms defaulted and bounded)
+   * @param {(data: object) => void} [partial] sends part of the result ahead of the reply
    */
-  constructor(cmd, args) {
+  constructor(cmd, args, partial = () => {}) {
     this.cmd = cmd;
     this.args = args;
+    /** Part of the result, sent ahead of the reply (which still comes, exactly once). */
+    this.partial = partial;
     /** @type {number} */
     this.timeoutMs = args.timeout_ms;
     /** @type {Set<number>} */
