@@ -189,17 +189,13 @@ mod tests {
 
     /// Detail in every MCU and both chroma planes, so a misplaced block would show.
     fn picture(w: u32, h: u32) -> Raster {
-        let mut data = Vec::with_capacity((w * h * 3) as usize);
-        for y in 0..h {
-            for x in 0..w {
-                data.extend_from_slice(&[
-                    ((x * 7 + y * 3) % 256) as u8,
-                    ((x ^ y) % 256) as u8,
-                    (((x / 9) * 40 + (y / 5) * 17) % 256) as u8,
-                ]);
-            }
-        }
-        Raster::new(w, h, 3, data)
+        crate::raster::painted(w, h, |x, y| {
+            [
+                ((x * 7 + y * 3) % 256) as u8,
+                ((x ^ y) % 256) as u8,
+                (((x / 9) * 40 + (y / 5) * 17) % 256) as u8,
+            ]
+        })
     }
 
     fn pixels(jpeg: &[u8]) -> (usize, usize, Vec<u8>) {

@@ -142,6 +142,18 @@ pub fn gray_to_color(data: &[u8], gray_channels: usize) -> Vec<u8> {
     out
 }
 
+/// An RGB raster whose every pixel is `rgb(x, y)`: test pictures.
+#[cfg(test)]
+pub fn painted(w: u32, h: u32, rgb: impl Fn(u32, u32) -> Rgb) -> Raster {
+    let mut data = Vec::with_capacity((w * h * 3) as usize);
+    for y in 0..h {
+        for x in 0..w {
+            data.extend_from_slice(&rgb(x, y));
+        }
+    }
+    Raster::new(w, h, 3, data)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -233,17 +233,13 @@ mod tests {
 
     /// A busy picture: every pixel differs from black.
     fn picture(w: u32, h: u32) -> Raster {
-        let mut data = Vec::with_capacity((w * h * 3) as usize);
-        for y in 0..h {
-            for x in 0..w {
-                data.extend_from_slice(&[
-                    (60 + (x * 7 + y * 3) % 190) as u8,
-                    (90 + (x * 5) % 160) as u8,
-                    (70 + (y * 11) % 180) as u8,
-                ]);
-            }
-        }
-        Raster::new(w, h, 3, data)
+        crate::raster::painted(w, h, |x, y| {
+            [
+                (60 + (x * 7 + y * 3) % 190) as u8,
+                (90 + (x * 5) % 160) as u8,
+                (70 + (y * 11) % 180) as u8,
+            ]
+        })
     }
 
     fn decoded(jpeg: &[u8]) -> Raster {
