@@ -39,7 +39,23 @@ const VARIANTS = {
   // What Chrome DevTools MCP's take_screenshot {format: jpeg} sends (through Puppeteer).
   "DevTools MCP's call: whole viewport, jpeg, optimizeForSpeed": { format: 'jpeg', optimizeForSpeed: true },
 };
-const FLAGS = { 'default flags': [], '--disable-frame-rate-limit': ['--disable-frame-rate-limit'] };
+// A headless window rendered at the images' width, as `shotctl mcp` sets it up for a 1920 px
+// window (client/browser.py render_dpr): the viewport at its own pixels needs no clip.
+const OWN_PIXELS = {
+  'whole viewport at its own pixels (1276 px), q60, optimizeForSpeed: what we ask for':
+    { format: 'jpeg', quality: 60, fromSurface: true, optimizeForSpeed: true },
+  'clip of the viewport at scale 1, q60, optimizeForSpeed': {
+    format: 'jpeg', quality: 60, fromSurface: true, optimizeForSpeed: true,
+    clip: { x: 0, y: 0, width: 1920, height: 1080, scale: 1 },
+  },
+};
+const FLAGS = {
+  'default flags': { args: [], variants: VARIANTS },
+  '--disable-frame-rate-limit': { args: ['--disable-frame-rate-limit'], variants: VARIANTS },
+  'device pixel ratio 0.6646 (ours)': {
+    args: ['--force-device-scale-factor=0.6646', '--window-size=1918,1220'], variants: OWN_PIXELS, window: true,
+  },
+};
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.95))];
@@ -83,12 +99,13 @@ function browserPid(profile) {
   return Math.min(...mine);
 }
 
-async function measure(flags) {
+async function measure({ args: flags, variants: VARIANTS, window }) {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-capture-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--disable-gpu', ...flags],
-    viewport: { width: 1920, height: 1080 },
+    // The window sets the viewport (1920×1080 CSS px) where the device pixel ratio is forced.
+    viewport: window ? null : { width: 1920, height: 1080 },
   });
   try {
     const page = context.pages()[0] ?? await context.newPage();

@@ -10,6 +10,7 @@ import { resolveTab } from './tabs.js';
 import { assertCapturable } from './restricted.js';
 import { MAX_MESSAGE_BYTES } from './native.js';
 import { planTiles } from './tiles.js';
+import { captureScreenshot } from './chrome-capture.js';
 
 /**
  * @typedef {null | 'top' | 'bottom' | {y: number} | {selector: string}} ScrollTarget
@@ -559,7 +560,7 @@ async function cdpAttempt(ctx, tabId, active, a, timings, dbg, attempt) {
  * @returns {Promise<{shot: any, tileShots: {area: Rect, data: string}[] | null}>}
  */
 async function cdpShoot(ctx, tabId, active, a, plan, quality, dbg, loader, timings) {
-  const shoot = (/** @type {object | null} */ clip) => dbg.send('Page.captureScreenshot', {
+  const shoot = (/** @type {object | null} */ clip) => captureScreenshot(dbg, {
     format: a.format,
     ...(a.format === 'jpeg' ? { quality } : {}),
     ...(clip === null ? {} : { clip }),
