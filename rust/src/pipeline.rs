@@ -265,6 +265,31 @@ fn paint_masks(
     Ok(())
 }
 
+/// The thumbnail size of a `(w, h)` image: `thumb_width` wide at most, aspect kept.
+fn thumb_size(opts: &Options, (w, h): (u32, u32)) -> (u32, u32) {
+    let tw = opts.thumb_width.min(w);
+    (
+        tw,
+        ((f64::from(h) * f64::from(tw) / f64::from(w)).round() as u32).max(1),
+    )
+}
+
+/// `img` resized to `size` and encoded within the thumbnail's byte budget.
+fn fit_thumbnail(
+    opts: &Options,
+    img: &Raster,
+    size: (u32, u32),
+    encoder: &mut Encoder,
+) -> Result<budget::Fitted> {
+    budget::fit(
+        size,
+        opts.quality,
+        opts.min_quality,
+        opts.thumb_max_bytes,
+        |size, q, e| encoder.encode_with(&resize(img, size.0, size.1)?, q, e),
+    )
+}
+
 /// The thumbnail of an input that leaves as it came: decoded DCT-scaled from the input itself,
 /// its masks painted (which also proves the input decodes: a broken stream fails here as it
 /// would on the full path). With the DCT denominator it was decoded at.
@@ -273,21 +298,12 @@ fn thumbnail_of(
     data: &[u8],
     header: &crate::header::Header,
 ) -> Result<(budget::Fitted, u32)> {
-    let opts = &req.options;
     let src = (header.width, header.height);
-    let tw = opts.thumb_width.min(src.0);
-    let th = ((f64::from(src.1) * f64::from(tw) / f64::from(src.0)).round() as u32).max(1);
-    let decoded = decode(data, header, (tw, th))?;
+    let size = thumb_size(&req.options, src);
+    let decoded = decode(data, header, size)?;
     let mut px = decoded.raster;
     paint_masks(req, &mut px, src, header.format, decoded.dct_denom)?;
-    let mut encoder = Encoder::new()?;
-    let thumb = budget::fit(
-        (tw, th),
-        opts.quality,
-        opts.min_quality,
-        opts.thumb_max_bytes,
-        |size, q, e| encoder.encode_with(&resize(&px, size.0, size.1)?, q, e),
-    )?;
+    let thumb = fit_thumbnail(&req.options, &px, size, &mut Encoder::new()?)?;
     Ok((thumb, decoded.dct_denom))
 }
 
@@ -399,9 +415,7 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
     clock.lap("decode");
 
     // Secrets are blacked out on the decoded pixels first, so the resampling filter cannot
-    // smear them into the output. DCT-scaled JPEG pixels depend on whole 16x16-px MCUs of the
-    // source, so those masks are widened to whole scaled MCUs; others to a 2 px grid (a 4:2:0
-    // chroma sample).
+    // smear them into the output.
     let mut decoded_px = decoded.raster;
     paint_masks(req, &mut decoded_px, src, header.format, decoded.dct_denom)?;
     let base = resize_owned(decoded_px, out.0, out.1)?;
@@ -423,20 +437,12 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
     // main image gets its first attempt (which usually fits). Only if the budget then shrinks
     // the main image is the thumbnail made again from the smaller pixels. (The "encode" stage
     // time therefore covers both; "thumbnail" is only the rare redo.)
-    let thumb_size = |(w, h): (u32, u32)| {
-        let tw = opts.thumb_width.min(w);
-        (
-            tw,
-            ((f64::from(h) * f64::from(tw) / f64::from(w)).round() as u32).max(1),
-        )
-    };
     let thumbnail = |img: &Raster, encoder: &mut Encoder| {
-        budget::fit(
-            thumb_size((img.width, img.height)),
-            opts.quality,
-            opts.min_quality,
-            opts.thumb_max_bytes,
-            |size, q, e| encoder.encode_with(&resize(img, size.0, size.1)?, q, e),
+        fit_thumbnail(
+            &opts,
+            img,
+            thumb_size(&opts, (img.width, img.height)),
+            encoder,
         )
     };
     let mut encoder = Encoder::new()?;

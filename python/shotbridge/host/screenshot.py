@@ -17,13 +17,14 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import Field
 
 from shotbridge.host.early_pixels import EarlyPixels
+from shotbridge.host.extension_link import Partial
 from shotbridge.host.shots import ShotRegistry
 from shotbridge.wire.errors import CommandError, ErrorCode
 from shotbridge.wire.extension import (
@@ -59,7 +60,7 @@ class Link(Protocol):
         cmd: str,
         args: dict[str, Any] | None = None,
         timeout: float = 15.0,
-        on_partial: Callable[[dict[str, Any]], None] | None = None,
+        on_partial: Partial | None = None,
     ) -> dict[str, Any]: ...
 
 

@@ -41,21 +41,17 @@
   L.whenCaptureProbed = (fn) => probeWaiters.push(fn);
   /** Call `fn` at the next probe after a capture's pixels (or its end). @param {() => void} fn */
   L.whenCaptureDone = (fn) => doneWaiters.push(fn);
-  /** @param {(() => void)[]} waiting */
-  const call = (waiting) => {
-    for (const fn of waiting) fn();
-  };
   function captureProbed() {
     L.captureInFlight = true;
     const waiting = probeWaiters;
     probeWaiters = [];
-    call(waiting);
+    for (const fn of waiting) fn();
   }
   function captureDone() {
     L.captureInFlight = false;
     const waiting = doneWaiters;
     doneWaiters = [];
-    call(waiting);
+    for (const fn of waiting) fn();
   }
 
   /**
@@ -237,12 +233,12 @@
   // virtual time leaves Date and performance.now on a virtual clock for good and still runs rAF;
   // Debugger.pause inside rAF stalls the screenshot; a frozen lifecycle state is ignored for a
   // visible page). So from the probe before the pixels to the one after, every state the page
-  // takes is measured: after each task that mutates the DOM (MutationObserver), each scroll of
-  // the window or of a box around a secret, each new transition or animation (paused at once,
-  // like those found first), each layout shift, and every POLL_MS between them (what no event
-  // announces: a style sheet's rule changed by script). The masks then cover each secret's box
-  // around all of them. A timer, not requestAnimationFrame: a frame requested by the watch, or a
-  // scroll listener on the whole document, held Chrome's capture back by a frame (45 vs 26 ms).
+  // takes is measured: after each task that mutates the DOM (MutationObserver), each scroll,
+  // each new transition or animation (paused at once, like those found first), each layout
+  // shift, and every POLL_MS between them (what no event announces: a style sheet's rule changed
+  // by script). The masks then cover each secret's box around all of them. A timer, not
+  // requestAnimationFrame: a frame requested by the watch, or a scroll listener added for each
+  // capture, held Chrome's capture back by a frame (45 vs 26 ms).
   const WATCH_MAX_MS = 60_000; // a capture that never came back (worker gone) stops the watch
   const POLL_MS = 4;
 
@@ -324,15 +320,13 @@
     };
     const observer = new MutationObserver(onChange);
     const opts = { attributes: true, childList: true, characterData: true, subtree: true };
-    /** @type {[EventTarget, string][]} */
     const listened = [];
-    const listen = (/** @type {EventTarget} */ target, /** @type {string} */ type, capture = false) => {
-      target.addEventListener(type, onChange, { capture, passive: true });
-      listened.push([target, type]);
-    };
     for (const root of found.roots) observer.observe(root, opts);
     for (const doc of found.docs) {
-      for (const type of ['transitionrun', 'animationstart', 'resize']) listen(doc, type, true);
+      for (const type of ['transitionrun', 'animationstart', 'resize']) {
+        doc.addEventListener(type, onChange, { capture: true, passive: true });
+        listened.push([doc, type]);
+      }
       onScroll(doc, onChange);
     }
     const shifts = layoutShifts(onChange);
@@ -352,10 +346,7 @@
     }, WATCH_MAX_MS);
     w.stop = () => {
       observer.disconnect();
-      for (const [target, type] of listened) {
-        target.removeEventListener(type, onChange, { capture: true });
-        target.removeEventListener(type, onChange);
-      }
+      for (const [doc, type] of listened) doc.removeEventListener(type, onChange, { capture: true });
       shifts?.disconnect();
       for (const doc of found.docs) onScroll(doc, null);
       clearTimeout(poll);
