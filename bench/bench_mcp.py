@@ -550,6 +550,8 @@ STAGES: list[tuple[str, str]] = [
     ("  same, calls that took the cdp path", "capture_cdp"),
     ("  same, calls that took the visible path", "capture_visible"),
     ("extension: after the capture (probe, identity checks)", "post"),
+    ("  of which the probe waited for the page (busy with the frame just drawn)", "post_wait"),
+    ("  of which the probe ran in the page", "post_ran"),
     ("native messaging + host parse (extension → host `screenshot`)", "native"),
     ("host: validate, core, registry, buffer", "host"),
     ("  of which the Rust core (decode, mask, resize, encode, thumbnail)", "core"),
@@ -569,6 +571,7 @@ OBSERVE_KEYS = {
     "pre",
     "capture",
     "post",
+    "post_wait",
     "native",
     "host",
     "core",
@@ -611,6 +614,8 @@ def stage_rows(stamps: list[dict[str, Any]], series: Series) -> dict[str, Any]:
             add(f"capture_{method}", g("ext_image_at"), g("ext_shoot_at"))
         add("capture", g("ext_image_at"), g("ext_shoot_at"))
         add("post", g("ext_return_at"), g("ext_image_at"))
+        add("post_wait", g("ext_post_ran_at"), g("ext_image_at"))
+        add("post_ran", g("ext_post_ran_ms"))
         add("native", g("host_got_at"), g("ext_return_at"))
         add("host", g("host_done_at"), g("host_got_at"))
         add("labels", g("labels_got_at"), g("host_got_at"))

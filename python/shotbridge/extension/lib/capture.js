@@ -450,14 +450,18 @@ async function captureCdp(ctx, tabId, active, a, timings) {
   return withDebugger(tabId, { idleMs: a.debugger_idle_ms, cancelled: ctx.cancelled }, async (dbg) => {
     timings.attach = Math.round(dbg.attachMs * 10) / 10;
     // Secrets in CSS motion stay where they were measured: the document timeline stands still
-    // for the capture (invisible to the page), and is restored whatever happens.
-    const paused = await dbg.send('Animation.setPlaybackRate', { playbackRate: 0 }).then(() => true, () => false);
+    // for the capture (invisible to the page), and is restored whatever happens. Asked for beside
+    // the first probe, and in force before the pixels: a secret that moved before it did is
+    // measured again, standing, by the probe after them.
+    const pause = () => dbg.send('Animation.setPlaybackRate', { playbackRate: 0 }).then(() => true, () => false);
+    /** @type {Promise<boolean>} */
+    let paused = Promise.resolve(false);
     try {
-      return await cdpAttempts(ctx, tabId, active, a, timings, dbg);
+      return await cdpAttempts(ctx, tabId, active, a, timings, dbg, () => (paused = pause()));
     } finally {
       // Not awaited: the reply need not wait for it, and the session's commands run in order,
       // so a following capture's pause still comes after this resume.
-      if (paused) dbg.send('Animation.setPlaybackRate', { playbackRate: 1 }).catch(() => {});
+      if (await paused) dbg.send('Animation.setPlaybackRate', { playbackRate: 1 }).catch(() => {});
     }
   });
 }
@@ -469,11 +473,12 @@ async function captureCdp(ctx, tabId, active, a, timings) {
  * @param {CaptureArgs} a
  * @param {Record<string, number>} timings
  * @param {import('./debugger.js').DebuggerHandle} dbg
+ * @param {() => Promise<boolean>} pause asks for the document timeline's pause
  */
-async function cdpAttempts(ctx, tabId, active, a, timings, dbg) {
+async function cdpAttempts(ctx, tabId, active, a, timings, dbg, pause) {
   for (let attempt = 1; ; attempt++) {
     try {
-      const out = await cdpAttempt(ctx, tabId, active, a, timings, dbg, attempt);
+      const out = await cdpAttempt(ctx, tabId, active, a, timings, dbg, attempt === 1 ? pause : null, attempt);
       if (out) return out;
     } catch (e) {
       await thawAll(tabId);
@@ -493,14 +498,19 @@ async function cdpAttempts(ctx, tabId, active, a, timings, dbg) {
  * @param {CaptureArgs} a
  * @param {Record<string, number>} timings
  * @param {import('./debugger.js').DebuggerHandle} dbg
+ * @param {(() => Promise<boolean>) | null} pause asks for the document timeline's pause (first try)
  * @param {number} attempt 1-based
  */
-async function cdpAttempt(ctx, tabId, active, a, timings, dbg, attempt) {
+async function cdpAttempt(ctx, tabId, active, a, timings, dbg, pause, attempt) {
   ctx.step = 'probe page + Page.getLayoutMetrics';
-  const [loader, pre, metrics] = await Promise.all([
+  // The probe is the longest of these and leaves first: the page's main thread takes its work
+  // before the short CDP commands queued behind it.
+  const probed = timed(timings, 'masks', probe(tabId, a.selector, a.mask_selectors, { freeze: true }));
+  const [pre, loader, metrics] = await Promise.all([
+    probed,
     loaderOf(dbg),
-    timed(timings, 'masks', probe(tabId, a.selector, a.mask_selectors, { freeze: true })),
     timed(timings, 'metrics', dbg.send('Page.getLayoutMetrics')),
+    pause?.(),
   ]);
   noteSecrets(tabId, pre);
   timings.probe_ran_at = pre.ran_at;
@@ -533,6 +543,8 @@ async function cdpAttempt(ctx, tabId, active, a, timings, dbg, attempt) {
     timed(timings, 'masks', probe(tabId, null, a.mask_selectors, { thaw: true })),
     timed(timings, 'metrics', dbg.send('Page.getLayoutMetrics')),
   ]);
+  timings.post_ran_at = post.ran_at;
+  timings.post_ran_ms = post.ran_ms;
   if (post.watch_expired) throw new ShotError(Code.CAPTURE_FAILED, WATCH_EXPIRED);
   const why = loader !== loaderAfter ? 'the page navigated to another document'
     : !sameViewport(metrics, after) ? 'the page scrolled or resized' : documentMismatch(pre, post);

@@ -5,7 +5,7 @@
 // which matters for the password masks.
 
 import { Code, ShotError, fromChromeError } from './errors.js';
-import { pageRules } from './secret-rules.js';
+import { pageRules, pageRulesNow } from './secret-rules.js';
 
 export const PAGE_LIB_VERSION = chrome.runtime.getManifest().version;
 const PAGE_FILES = [
@@ -67,9 +67,9 @@ const AT_ONCE = new Set(['pageInfo', 'discover', 'probe', 'thawAnimations', 'nex
 export async function callPageAll(tabId, name, args, opts = {}) {
   const target = opts.allFrames ? { tabId, allFrames: true } : { tabId };
   const injectImmediately = AT_ONCE.has(name);
-  let rules;
+  let rules = pageRulesNow();
   try {
-    rules = await pageRules();
+    rules ??= await pageRules();
   } catch (e) {
     throw new ShotError(Code.INTERNAL, `secret-rules.json could not be read: ${/** @type {Error} */ (e).message}`);
   }

@@ -27,13 +27,25 @@ export function secretRules() {
   return loading;
 }
 
+/** @typedef {Omit<SecretRules, 'key_words'>} PageRules */
+/** @type {PageRules | null} */
+let pageRulesRead = null;
+
 /** The part page code needs (no key words: those are for request bodies). */
 export async function pageRules() {
   const r = await secretRules();
-  return {
+  pageRulesRead = {
     input_types: r.input_types,
     autocomplete: r.autocomplete,
     css_properties: r.css_properties,
     reveal_attributes: r.reveal_attributes,
   };
+  return pageRulesRead;
 }
+
+/**
+ * pageRules() without waiting, once they have been read: a page call then leaves in the same
+ * task as its caller, ahead of whatever the caller asks for next.
+ * @returns {PageRules | null}
+ */
+export const pageRulesNow = () => pageRulesRead;

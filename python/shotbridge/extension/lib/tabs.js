@@ -51,6 +51,9 @@ export function tabInfo(tab, trackedId) {
 
 /** Active tab of the last focused normal window, or null (e.g. no windows). */
 async function defaultTab() {
+  // One call when the last focused window is a normal one (nearly always), else two.
+  const [last] = await chrome.tabs.query({ active: true, lastFocusedWindow: true, windowType: 'normal' }).catch(() => []);
+  if (last) return last;
   try {
     const win = await chrome.windows.getLastFocused({ windowTypes: ['normal'] });
     const [tab] = await chrome.tabs.query({ active: true, windowId: win.id });
