@@ -175,7 +175,10 @@ class DiffMemory:
                     "are)."
                 )
             return None
-        found = await asyncio.to_thread(changed_pixels, before, now, args)
+        # Equal bytes are told at once; only a real comparison is worth a worker thread.
+        found = same_pixels(before, now)
+        if found is None:
+            found = await asyncio.to_thread(changed_pixels, before, now, args)
         if found.regions:  # the names of what changed, in both images
             await asyncio.gather(self.ready(before.shot_id), self.ready(now.shot_id))
         result.diff = report(before, now, found)
@@ -330,20 +333,27 @@ def _options(before: Remembered, after: Remembered, args: DiffArgs) -> DiffOptio
     return opts
 
 
+def same_pixels(before: Remembered, after: Remembered) -> DiffResult | None:
+    """The same bytes in the same view: nothing changed, nothing to decode (None: compare)."""
+    if before.jpeg != after.jpeg or not before.same_view(after):
+        return None
+    w, h = after.size
+    return DiffResult(
+        changed_pixels=0,
+        compared_pixels=w * h,
+        changed_fraction=0.0,
+        regions=[],
+        offset_px=(0, 0),
+        width=w,
+        height=h,
+    )
+
+
 def changed_pixels(before: Remembered, after: Remembered, args: DiffArgs) -> DiffResult:
     """The pixel comparison alone (pure; runs the core)."""
-    if before.jpeg == after.jpeg and before.same_view(after):
-        # The same bytes in the same view: nothing to decode (the common "unchanged" case).
-        w, h = after.size
-        return DiffResult(
-            changed_pixels=0,
-            compared_pixels=w * h,
-            changed_fraction=0.0,
-            regions=[],
-            offset_px=(0, 0),
-            width=w,
-            height=h,
-        )
+    same = same_pixels(before, after)
+    if same is not None:  # the common "unchanged" case
+        return same
     return compare(
         before.jpeg,
         after.jpeg,
