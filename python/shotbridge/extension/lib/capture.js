@@ -449,20 +449,10 @@ async function captureCdp(ctx, tabId, active, a, timings) {
   ctx.step = 'chrome.debugger.attach';
   return withDebugger(tabId, { idleMs: a.debugger_idle_ms, cancelled: ctx.cancelled }, async (dbg) => {
     timings.attach = Math.round(dbg.attachMs * 10) / 10;
-    // Secrets in CSS motion stay where they were measured: the document timeline stands still
-    // for the capture (invisible to the page), and is restored whatever happens. Asked for beside
-    // the first probe, and in force before the pixels: a secret that moved before it did is
-    // measured again, standing, by the probe after them.
-    const pause = () => dbg.send('Animation.setPlaybackRate', { playbackRate: 0 }).then(() => true, () => false);
-    /** @type {Promise<boolean>} */
-    let paused = Promise.resolve(false);
-    try {
-      return await cdpAttempts(ctx, tabId, active, a, timings, dbg, () => (paused = pause()));
-    } finally {
-      // Not awaited: the reply need not wait for it, and the session's commands run in order,
-      // so a following capture's pause still comes after this resume.
-      if (await paused) dbg.send('Animation.setPlaybackRate', { playbackRate: 1 }).catch(() => {});
-    }
+    // No pause of the document timeline here: chrome.debugger offers no Animation domain
+    // ("'Animation.setPlaybackRate' wasn't found"). Secrets in motion are the page's part: the
+    // probe pauses their animations and the watch measures every place they take (page/probe.js).
+    return cdpAttempts(ctx, tabId, active, a, timings, dbg);
   });
 }
 
@@ -473,12 +463,11 @@ async function captureCdp(ctx, tabId, active, a, timings) {
  * @param {CaptureArgs} a
  * @param {Record<string, number>} timings
  * @param {import('./debugger.js').DebuggerHandle} dbg
- * @param {() => Promise<boolean>} pause asks for the document timeline's pause
  */
-async function cdpAttempts(ctx, tabId, active, a, timings, dbg, pause) {
+async function cdpAttempts(ctx, tabId, active, a, timings, dbg) {
   for (let attempt = 1; ; attempt++) {
     try {
-      const out = await cdpAttempt(ctx, tabId, active, a, timings, dbg, attempt === 1 ? pause : null, attempt);
+      const out = await cdpAttempt(ctx, tabId, active, a, timings, dbg, attempt);
       if (out) return out;
     } catch (e) {
       await thawAll(tabId);
@@ -498,10 +487,9 @@ async function cdpAttempts(ctx, tabId, active, a, timings, dbg, pause) {
  * @param {CaptureArgs} a
  * @param {Record<string, number>} timings
  * @param {import('./debugger.js').DebuggerHandle} dbg
- * @param {(() => Promise<boolean>) | null} pause asks for the document timeline's pause (first try)
  * @param {number} attempt 1-based
  */
-async function cdpAttempt(ctx, tabId, active, a, timings, dbg, pause, attempt) {
+async function cdpAttempt(ctx, tabId, active, a, timings, dbg, attempt) {
   ctx.step = 'probe page + Page.getLayoutMetrics';
   // The probe is the longest of these and leaves first: the page's main thread takes its work
   // before the short CDP commands queued behind it.
@@ -510,7 +498,6 @@ async function cdpAttempt(ctx, tabId, active, a, timings, dbg, pause, attempt) {
     probed,
     loaderOf(dbg),
     timed(timings, 'metrics', dbg.send('Page.getLayoutMetrics')),
-    pause?.(),
   ]);
   noteSecrets(tabId, pre);
   timings.probe_ran_at = pre.ran_at;
