@@ -16,7 +16,7 @@ import pytest
 from PIL import Image
 from pydantic import ValidationError
 from shotbridge import _core
-from shotbridge.image import MAX_BADGES, Box, ShrinkOptions, ShrinkResult, shrink
+from shotbridge.image import MAX_BADGES, Box, ShrinkOptions, ShrinkResult, finish, prepare, shrink
 from shotbridge.wire import errors
 from shotbridge.wire.geometry import Rect, Size
 
@@ -263,6 +263,40 @@ def test_mask_and_box_on_same_spot_label_drawn_over_mask() -> None:
     )
     assert r.badges_drawn == 1
     assert not any(p[0] > 150 and p[1] < 100 and p[2] < 100 for p in pixels(decode(r.jpeg)))
+
+
+@pytest.mark.parametrize("size", [(800, 600), (1600, 1200)])  # at output size, and shrunk
+def test_prepare_then_finish_is_shrink(size: tuple[int, int]) -> None:
+    """The host decodes early pixels before their labels arrive: the same bytes as one call."""
+    data = secret_page(*size, (100, 100, 200, 50))
+    masks = [Rect(x=100, y=100, width=200, height=50)]
+    boxes = [
+        Box(x=10, y=20, width=300, height=40, label=2),
+        Box(x=500, y=300, width=80, height=30, label=3),
+    ]
+    text = [Rect(x=0, y=0, width=400, height=16)]
+    css = (size[0], size[1])
+    whole = shrink(data, boxes=boxes, masks=masks, text=text, css_size=css)
+    split = finish(prepare(data, masks=masks, css_size=css), boxes=boxes, text=text)
+    assert split.jpeg == whole.jpeg and split.thumbnail == whole.thumbnail
+    assert (split.badges_drawn, split.text_covered) == (whole.badges_drawn, whole.text_covered)
+    # The mask is in the prepared pixels: nothing of the secret's red reaches the output
+    # (badges 2 and 3 are blue and green; 1 would be red).
+    assert not any(p[0] > 150 and p[1] < 100 and p[2] < 100 for p in pixels(decode(split.jpeg)))
+
+
+def test_a_prepared_image_is_finished_once() -> None:
+    prepared = prepare(secret_page(400, 300, (10, 10, 50, 20)))
+    finish(prepared, boxes=[Box(x=10, y=10, width=50, height=20)])
+    with pytest.raises(errors.InvalidInputError, match="finished already"):
+        finish(prepared)
+
+
+def test_prepare_refuses_what_shrink_refuses() -> None:
+    with pytest.raises(errors.ImageError):
+        prepare(b"not an image")
+    with pytest.raises(ValidationError):
+        prepare(secret_page(40, 30, (0, 0, 1, 1)), masks=[{"x": float("nan"), "y": 0}])
 
 
 def test_labelled_box_changes_pixels_at_badge(image_bytes: ImageBytes) -> None:

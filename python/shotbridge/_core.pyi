@@ -52,6 +52,35 @@ def shrink(
     text (visible page text, CSS px) is what badges keep off (avoid_text=False: only counted);
     source_quality: the browser's JPEG quality, to keep a JPEG with nothing to paint as it is."""
 
+class Prepared:
+    """A screenshot decoded for labelling, masks painted; ``finish`` takes it once."""
+
+def prepare(
+    data: bytes | str,
+    *,
+    max_width: int = 1280,
+    max_long_edge: int = 1568,
+    quality: int = 60,
+    min_quality: int = 30,
+    max_bytes: int = 500_000,
+    thumb_width: int = 320,
+    thumb_max_bytes: int = 30_000,
+    masks: list[tuple[float, float, float, float]] = ...,
+    device_pixel_ratio: float = 1.0,
+    css_width: float | None = None,
+    css_height: float | None = None,
+) -> Prepared:
+    """Decode, mask and fit one screenshot for ``finish`` (``shrink`` in two halves)."""
+
+def finish(
+    prepared: Prepared,
+    *,
+    boxes: list[tuple[float, float, float, float, int]] = ...,
+    text: list[tuple[float, float, float, float]] = ...,
+    avoid_text: bool = True,
+) -> CoreResult:
+    """Draw the labels on a prepared screenshot and encode it; a second call raises."""
+
 def turbo_floor(
     jpeg: bytes,
     *,

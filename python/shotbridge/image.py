@@ -36,8 +36,8 @@ the cap.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
-from typing import Annotated, Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
@@ -56,6 +56,8 @@ __all__ = [
     "Box",
     "ShrinkOptions",
     "ShrinkResult",
+    "finish",
+    "prepare",
     "shrink",
 ]
 
@@ -73,6 +75,7 @@ MAX_MAX_BYTES: int = budgets.MAX_MAX_BYTES
 """Largest byte budget accepted (1 GiB): anything above means "no limit" in practice."""
 
 _FINITE = ConfigDict(allow_inf_nan=False, frozen=True)
+T = TypeVar("T")
 
 
 class ShrinkOptions(BaseModel):
@@ -285,22 +288,79 @@ def shrink(
         css_size = (css_size.width, css_size.height)
     geometry = _Geometry(device_pixel_ratio=device_pixel_ratio, css_size=css_size)
     css_width, css_height = geometry.css_size or (None, None)
+    raw = _core_call(
+        _core.shrink,
+        _as_data(data),
+        **options.model_dump(),
+        **drawn,
+        device_pixel_ratio=geometry.device_pixel_ratio,
+        css_width=css_width,
+        css_height=css_height,
+        text=_text_rects(text),
+        avoid_text=bool(avoid_text),
+        source_quality=_QUALITY.validate_python(source_quality),
+    )
+    return ShrinkResult.model_construct(**raw)
+
+
+def prepare(
+    data: bytes | bytearray | memoryview | str,
+    options: ShrinkOptions | None = None,
+    *,
+    masks: Iterable[Rect | Mapping[str, Any]] = (),
+    device_pixel_ratio: float = 1.0,
+    css_size: Size | tuple[float, float] | None = None,
+) -> _core.Prepared:
+    """The first half of :func:`shrink` for an image to label: decode, mask, fit to size.
+
+    :func:`finish` then draws the labels and encodes, as ``shrink`` would with the same
+    arguments (the same bytes). The host decodes a capture this way while its labels are still
+    on their way from the page. Arguments and errors as for :func:`shrink`.
+    """
+    if not isinstance(options, ShrinkOptions):
+        options = ShrinkOptions.model_validate({} if options is None else options)
+    drawn = _drawn((), masks)
+    if isinstance(css_size, Size):
+        css_size = (css_size.width, css_size.height)
+    geometry = _Geometry(device_pixel_ratio=device_pixel_ratio, css_size=css_size)
+    css_width, css_height = geometry.css_size or (None, None)
+    return _core_call(
+        _core.prepare,
+        _as_data(data),
+        **options.model_dump(),
+        masks=drawn["masks"],
+        device_pixel_ratio=geometry.device_pixel_ratio,
+        css_width=css_width,
+        css_height=css_height,
+    )
+
+
+def finish(
+    prepared: _core.Prepared,
+    *,
+    boxes: Iterable[Box | Rect | Mapping[str, Any]] = (),
+    text: Iterable[Rect | Mapping[str, Any]] = (),
+    avoid_text: bool = True,
+) -> ShrinkResult:
+    """Label and encode an image from :func:`prepare` (once: a second call raises
+    ``InvalidInputError``). Arguments and result as for :func:`shrink`."""
+    raw = _core_call(
+        _core.finish,
+        prepared,
+        boxes=_drawn(boxes, ())["boxes"],
+        text=_text_rects(text),
+        avoid_text=bool(avoid_text),
+    )
+    return ShrinkResult.model_construct(**raw)
+
+
+def _core_call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Call the core; every refusal comes out as an ImageError."""
     try:
-        raw = _core.shrink(
-            _as_data(data),
-            **options.model_dump(),
-            **drawn,
-            device_pixel_ratio=geometry.device_pixel_ratio,
-            css_width=css_width,
-            css_height=css_height,
-            text=_text_rects(text),
-            avoid_text=bool(avoid_text),
-            source_quality=_QUALITY.validate_python(source_quality),
-        )
+        return fn(*args, **kwargs)
     except ImageError:
         raise
     except (ValueError, TypeError, OverflowError, UnicodeError) as exc:
         # Argument conversion in the binding (a value past what the core's integer types hold);
         # the validation above should leave nothing here, but a caller must still get ImageError.
         raise InvalidInputError(f"the image core refused an argument: {exc}") from exc
-    return ShrinkResult.model_construct(**raw)

@@ -182,6 +182,14 @@ impl Clock {
         self.last = now;
     }
 
+    /// Start timing again after a wait that belongs to no stage (`prepare` then `finish`):
+    /// "total" is the stages' work, not the time between.
+    fn resume(&mut self) {
+        let now = Instant::now();
+        self.start += now - self.last;
+        self.last = now;
+    }
+
     fn finish(mut self) -> Vec<(&'static str, u64)> {
         self.stages
             .push(("total", self.start.elapsed().as_micros() as u64));
@@ -381,11 +389,26 @@ fn keep_as_is(
     })
 }
 
-pub fn run(req: &Request<'_>) -> Result<Output> {
+/// A screenshot decoded for labelling: at the output size, masks painted, no labels yet.
+/// `prepare` makes it and `finish` draws the labels and encodes, so a caller whose labels are
+/// still on their way (the host's early pixels) can decode meanwhile.
+pub struct Prepared {
+    base: Raster,
+    src: (u32, u32),
+    out: (u32, u32),
+    dct_denom: u32,
+    clock: Clock,
+}
+
+/// The checks every request passes before any pixel is read.
+fn validate(req: &Request<'_>) -> Result<()> {
     req.options.validate()?;
     validate_css(&req.css)?;
-    validate_masks(req.masks)?;
-    let opts = req.options;
+    validate_masks(req.masks)
+}
+
+pub fn run(req: &Request<'_>) -> Result<Output> {
+    validate(req)?;
     let mut clock = Clock::new();
 
     // Decode, refusing oversized images from the header alone.
@@ -393,7 +416,12 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
     let header = read_header(&data)?;
     check_dimensions(u64::from(header.width), u64::from(header.height))?;
     let src = (header.width, header.height);
-    let out = fit(src.0, src.1, opts.max_width, opts.max_long_edge);
+    let out = fit(
+        src.0,
+        src.1,
+        req.options.max_width,
+        req.options.max_long_edge,
+    );
     if let Some(q) = kept_quality(req, header.format, src, out, data.len()) {
         // The thumbnail is made meanwhile on a second thread, from the input with the same
         // masks painted (a decode of the masked bytes could only start after the masking).
@@ -410,16 +438,64 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
             return keep_as_is(req, &kept, &header, q, thumb?, clock);
         }
     }
-    let decoded = decode(&data, &header, out)?;
-    drop(data);
-    clock.lap("decode");
+    finish(decoded(req, &data, &header, out, clock)?, req)
+}
 
+/// Decode `req`'s image and paint its masks, ready for `finish` (the labels are not read).
+pub fn prepare(req: &Request<'_>) -> Result<Prepared> {
+    validate(req)?;
+    let clock = Clock::new();
+    let data = image_bytes(req.input)?;
+    let header = read_header(&data)?;
+    check_dimensions(u64::from(header.width), u64::from(header.height))?;
+    let out = fit(
+        header.width,
+        header.height,
+        req.options.max_width,
+        req.options.max_long_edge,
+    );
+    decoded(req, &data, &header, out, clock)
+}
+
+/// Decode (DCT-scaled toward `out`), black out the masks, resize to `out`.
+fn decoded(
+    req: &Request<'_>,
+    data: &[u8],
+    header: &crate::header::Header,
+    out: (u32, u32),
+    mut clock: Clock,
+) -> Result<Prepared> {
+    let src = (header.width, header.height);
+    let decoded = decode(data, header, out)?;
+    clock.lap("decode");
     // Secrets are blacked out on the decoded pixels first, so the resampling filter cannot
     // smear them into the output.
     let mut decoded_px = decoded.raster;
     paint_masks(req, &mut decoded_px, src, header.format, decoded.dct_denom)?;
     let base = resize_owned(decoded_px, out.0, out.1)?;
     clock.lap("resize");
+    Ok(Prepared {
+        base,
+        src,
+        out,
+        dct_denom: decoded.dct_denom,
+        clock,
+    })
+}
+
+/// Draw `req`'s labels on a prepared image and encode it (and its thumbnail) within budget.
+/// `req` must carry the options, geometry and masks `prepared` was made with.
+pub fn finish(prepared: Prepared, req: &Request<'_>) -> Result<Output> {
+    validate(req)?;
+    let Prepared {
+        base,
+        src,
+        out,
+        dct_denom,
+        mut clock,
+    } = prepared;
+    clock.resume();
+    let opts = req.options;
 
     // Labels record the pixels they cover, so a budget downscale can recover the unlabelled
     // image and redraw crisp labels at the new size without a full copy kept around.
@@ -510,7 +586,7 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
         badges_drawn,
         boxes_offscreen,
         text_covered,
-        dct_scale_denom: decoded.dct_denom,
+        dct_scale_denom: dct_denom,
         timings_us: clock.finish(),
     })
 }
@@ -736,5 +812,113 @@ mod mask_tests {
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod prepared_tests {
+    use super::*;
+    use crate::encode::Encoder;
+
+    const BOXES: [BoxSpec; 2] = [
+        BoxSpec {
+            rect: CssRect {
+                x: 40.0,
+                y: 30.0,
+                width: 200.0,
+                height: 40.0,
+            },
+            label: 1,
+        },
+        BoxSpec {
+            rect: CssRect {
+                x: 300.0,
+                y: 200.0,
+                width: 90.0,
+                height: 30.0,
+            },
+            label: 2,
+        },
+    ];
+    const MASK: [CssRect; 1] = [CssRect {
+        x: 100.0,
+        y: 120.0,
+        width: 150.0,
+        height: 24.0,
+    }];
+
+    fn request<'a>(data: &'a [u8], boxes: &'a [BoxSpec], max_width: u32) -> Request<'a> {
+        Request {
+            input: Input::Bytes(data),
+            options: Options {
+                max_width,
+                source_quality: Some(60),
+                ..Options::default()
+            },
+            boxes,
+            masks: &MASK,
+            text: &[],
+            avoid_text: true,
+            css: CssGeometry {
+                device_pixel_ratio: 1.0,
+                css_width: None,
+                css_height: None,
+            },
+        }
+    }
+
+    fn source() -> Vec<u8> {
+        let px = crate::raster::painted(640, 360, |x, y| {
+            [
+                (x * 3 % 256) as u8,
+                (y * 5 % 256) as u8,
+                ((x + y) % 256) as u8,
+            ]
+        });
+        Encoder::new().unwrap().encode(&px, 60).unwrap()
+    }
+
+    #[test]
+    fn prepare_then_finish_is_run() {
+        let data = source();
+        for max_width in [640, 320] {
+            let req = request(&data, &BOXES, max_width);
+            let whole = run(&req).unwrap();
+            let split = finish(prepare(&req).unwrap(), &req).unwrap();
+            assert_eq!(split.jpeg, whole.jpeg, "max_width {max_width}");
+            assert_eq!(split.thumbnail, whole.thumbnail);
+            assert_eq!(
+                (split.width, split.height, split.badges_drawn),
+                (whole.width, whole.height, whole.badges_drawn)
+            );
+        }
+    }
+
+    #[test]
+    fn finish_does_not_count_the_wait_before_it() {
+        let data = source();
+        let req = request(&data, &BOXES, 640);
+        let prepared = prepare(&req).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(60));
+        let out = finish(prepared, &req).unwrap();
+        let (total, stages) = out.timings_us.split_last().unwrap();
+        assert_eq!(total.0, "total");
+        // The stages add up to the total; the 60 ms between the two calls are in neither.
+        let worked: u64 = stages.iter().map(|s| s.1).sum();
+        assert!(total.1 < worked + 20_000, "{:?}", out.timings_us);
+    }
+
+    #[test]
+    fn prepare_refuses_what_run_refuses() {
+        let data = source();
+        let mut bad = request(&data, &BOXES, 640);
+        bad.masks = &[CssRect {
+            x: f64::NAN,
+            y: 0.0,
+            width: 1.0,
+            height: 1.0,
+        }];
+        assert!(prepare(&bad).is_err());
+        assert!(prepare(&request(&data[..100], &BOXES, 640)).is_err());
     }
 }

@@ -104,6 +104,34 @@ fn result_dict<'py>(py: Python<'py>, out: Output) -> PyResult<Bound<'py, PyDict>
 }
 
 type Rect4 = (f64, f64, f64, f64);
+type Box5 = (f64, f64, f64, f64, u32);
+
+fn css_rects(rects: Vec<Rect4>) -> Vec<CssRect> {
+    rects
+        .into_iter()
+        .map(|(x, y, width, height)| CssRect {
+            x,
+            y,
+            width,
+            height,
+        })
+        .collect()
+}
+
+fn box_specs(boxes: Vec<Box5>) -> Vec<BoxSpec> {
+    boxes
+        .into_iter()
+        .map(|(x, y, width, height, label)| BoxSpec {
+            rect: CssRect {
+                x,
+                y,
+                width,
+                height,
+            },
+            label,
+        })
+        .collect()
+}
 
 /// Decode, shrink, mask, label and encode one screenshot. See `shotbridge.image.shrink`.
 #[pyfunction]
@@ -124,7 +152,7 @@ fn shrink<'py>(
     max_bytes: usize,
     thumb_width: u32,
     thumb_max_bytes: usize,
-    boxes: Vec<(f64, f64, f64, f64, u32)>,
+    boxes: Vec<Box5>,
     masks: Vec<Rect4>,
     device_pixel_ratio: f64,
     css_width: Option<f64>,
@@ -144,36 +172,7 @@ fn shrink<'py>(
         thumb_max_bytes,
         source_quality,
     };
-    let boxes: Vec<BoxSpec> = boxes
-        .into_iter()
-        .map(|(x, y, width, height, label)| BoxSpec {
-            rect: CssRect {
-                x,
-                y,
-                width,
-                height,
-            },
-            label,
-        })
-        .collect();
-    let masks: Vec<CssRect> = masks
-        .into_iter()
-        .map(|(x, y, width, height)| CssRect {
-            x,
-            y,
-            width,
-            height,
-        })
-        .collect();
-    let text: Vec<CssRect> = text
-        .into_iter()
-        .map(|(x, y, width, height)| CssRect {
-            x,
-            y,
-            width,
-            height,
-        })
-        .collect();
+    let (boxes, masks, text) = (box_specs(boxes), css_rects(masks), css_rects(text));
     let req = Request {
         input,
         options,
@@ -188,6 +187,111 @@ fn shrink<'py>(
         },
     };
     let out = detached(py, || pipeline::run(&req))?;
+    result_dict(py, out)
+}
+
+/// A screenshot decoded for labelling, masks painted (`prepare`); `finish` labels and encodes
+/// it, once. The host decodes its early pixels this way while their labels are on their way.
+#[pyclass(module = "shotbridge._core", name = "Prepared")]
+struct PyPrepared {
+    held: Option<Held>,
+}
+
+/// What `finish` needs besides the labels: the prepared pixels and the request they came from.
+struct Held {
+    prepared: pipeline::Prepared,
+    options: Options,
+    masks: Vec<CssRect>,
+    css: CssGeometry,
+}
+
+/// Decode and mask one screenshot for `finish`. See `shotbridge.image.prepare`.
+#[pyfunction]
+#[pyo3(signature = (
+    data, *, max_width=1280, max_long_edge=1568, quality=60, min_quality=30, max_bytes=500_000,
+    thumb_width=320, thumb_max_bytes=30_000, masks=Vec::new(), device_pixel_ratio=1.0,
+    css_width=None, css_height=None,
+))]
+#[allow(clippy::too_many_arguments)]
+fn prepare(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    max_width: u32,
+    max_long_edge: u32,
+    quality: u8,
+    min_quality: u8,
+    max_bytes: usize,
+    thumb_width: u32,
+    thumb_max_bytes: usize,
+    masks: Vec<Rect4>,
+    device_pixel_ratio: f64,
+    css_width: Option<f64>,
+    css_height: Option<f64>,
+) -> PyResult<PyPrepared> {
+    let input = input(data)?;
+    let options = Options {
+        max_width,
+        max_long_edge,
+        quality,
+        min_quality,
+        max_bytes,
+        thumb_width,
+        thumb_max_bytes,
+        source_quality: None,
+    };
+    let masks = css_rects(masks);
+    let css = CssGeometry {
+        device_pixel_ratio,
+        css_width,
+        css_height,
+    };
+    let req = Request {
+        input,
+        options,
+        boxes: &[],
+        masks: &masks,
+        text: &[],
+        avoid_text: true,
+        css,
+    };
+    let prepared = detached(py, || pipeline::prepare(&req))?;
+    Ok(PyPrepared {
+        held: Some(Held {
+            prepared,
+            options,
+            masks,
+            css,
+        }),
+    })
+}
+
+/// Label and encode a prepared screenshot. See `shotbridge.image.finish`.
+#[pyfunction]
+#[pyo3(signature = (prepared, *, boxes=Vec::new(), text=Vec::new(), avoid_text=true))]
+fn finish<'py>(
+    py: Python<'py>,
+    prepared: &Bound<'py, PyPrepared>,
+    boxes: Vec<Box5>,
+    text: Vec<Rect4>,
+    avoid_text: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let held =
+        prepared.borrow_mut().held.take().ok_or_else(|| {
+            InvalidInputError::new_err("this prepared image was finished already")
+        })?;
+    let (boxes, text) = (box_specs(boxes), css_rects(text));
+    let out = detached(py, move || {
+        let req = Request {
+            input: Input::Bytes(&[]),
+            options: held.options,
+            boxes: &boxes,
+            masks: &held.masks,
+            text: &text,
+            avoid_text,
+            css: held.css,
+        };
+        pipeline::finish(held.prepared, &req)
+    })?;
     result_dict(py, out)
 }
 
@@ -323,6 +427,9 @@ fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(shrink, m)?)?;
+    m.add_function(wrap_pyfunction!(prepare, m)?)?;
+    m.add_function(wrap_pyfunction!(finish, m)?)?;
+    m.add_class::<PyPrepared>()?;
     m.add_function(wrap_pyfunction!(turbo_floor, m)?)?;
     m.add_function(wrap_pyfunction!(diff_images, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;

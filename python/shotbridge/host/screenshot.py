@@ -49,7 +49,8 @@ from shotbridge.wire.screenshot import (
 from shotbridge.wire.timeline import TriggerNote
 
 if TYPE_CHECKING:
-    from shotbridge.image import ShrinkOptions, ShrinkResult
+    from shotbridge._core import Prepared
+    from shotbridge.image import Box, ShrinkOptions, ShrinkResult
 
 
 class Link(Protocol):
@@ -246,8 +247,15 @@ async def _from_browser(link: Link, args: ScreenshotArgs, timings: Timings) -> _
     found_job = _labels_beside(link, args, timings) if args.scroll is None else None
 
     async def shrink_early(capture: CaptureResult) -> list[_Shrunk]:
-        found = await asyncio.shield(found_job) if found_job else None
-        return await _shrink_all(_page(capture, found, {}), args)
+        if found_job is None:
+            return await _shrink_all(_page(capture, None, {}), args)
+        # The labels often reach the host after the pixels: the pixels are decoded meanwhile.
+        prepared = asyncio.ensure_future(asyncio.to_thread(_prepare, capture, args))
+        prepared.add_done_callback(lambda t: t.cancelled() or t.exception())
+        page = _page(capture, await asyncio.shield(found_job), {})
+        if not page.annotations:  # nothing to draw: the image may leave as it came
+            return await _shrink_all(page, args)
+        return [await asyncio.to_thread(_finish_part, page, await prepared)]
 
     early: EarlyPixels[list[_Shrunk]] = EarlyPixels(shrink_early)
     asked = capture_args(args).model_dump(mode="python", exclude_unset=True)
@@ -302,36 +310,70 @@ def _shrink_part(page: _Page, part: CaptureTile | CaptureResult, options: Shrink
     """One image through the core, with the labels, masks and text rects that fall in it."""
     from shotbridge import image  # the core loads only where pixels are handled
 
-    origin, css_size = part.origin, part.css_size
-    boxes = [
-        image.Box(label=a.label, **r.model_dump())
-        for a in page.annotations
-        if _within(r := _shift(a.bounds, origin), css_size)
-    ]
-    masks = _inside(page.capture.masks, origin, css_size)
+    masks = _inside(page.capture.masks, part.origin, part.css_size)
+    boxes, text = _labels_in(page, part)
     shrunk = image.shrink(
         part.data_url,
         options,
         boxes=boxes,
         masks=masks,
         device_pixel_ratio=page.capture.device_pixel_ratio,
-        css_size=css_size,
-        text=_inside(page.found.text_rects if page.found else [], origin, css_size),
+        css_size=part.css_size,
+        text=text,
         source_quality=page.capture.quality if part is page.capture else None,
     )
     return _Shrunk(shrunk, len(masks))
 
 
-async def _shrink_all(page: _Page, args: ScreenshotArgs) -> list[_Shrunk]:
-    """Every part shrunk on its own thread (the core releases the GIL)."""
+def _labels_in(page: _Page, part: CaptureTile | CaptureResult) -> tuple[list[Box], list[Rect]]:
+    """The labels and the page's text rects that fall in one image, in its own CSS px."""
     from shotbridge import image
 
-    options = image.ShrinkOptions(
+    origin, css_size = part.origin, part.css_size
+    boxes = [
+        image.Box(label=a.label, **r.model_dump())
+        for a in page.annotations
+        if _within(r := _shift(a.bounds, origin), css_size)
+    ]
+    return boxes, _inside(page.found.text_rects if page.found else [], origin, css_size)
+
+
+def _prepare(capture: CaptureResult, args: ScreenshotArgs) -> Prepared:
+    """A one-image capture decoded and masked, its labels to come (:func:`_finish_part`)."""
+    from shotbridge import image
+
+    return image.prepare(
+        capture.data_url,
+        _options(args),
+        masks=_inside(capture.masks, capture.origin, capture.css_size),
+        device_pixel_ratio=capture.device_pixel_ratio,
+        css_size=capture.css_size,
+    )
+
+
+def _finish_part(page: _Page, prepared: Prepared) -> _Shrunk:
+    """:func:`_shrink_part` of a one-image capture, from its prepared pixels."""
+    from shotbridge import image
+
+    boxes, text = _labels_in(page, page.capture)
+    masks = _inside(page.capture.masks, page.capture.origin, page.capture.css_size)
+    return _Shrunk(image.finish(prepared, boxes=boxes, text=text), len(masks))
+
+
+def _options(args: ScreenshotArgs) -> ShrinkOptions:
+    from shotbridge import image
+
+    return image.ShrinkOptions(
         max_width=args.max_width,
         max_long_edge=args.max_long_edge,
         quality=args.quality,
         max_bytes=args.max_bytes,
     )
+
+
+async def _shrink_all(page: _Page, args: ScreenshotArgs) -> list[_Shrunk]:
+    """Every part shrunk on its own thread (the core releases the GIL)."""
+    options = _options(args)
     jobs = (asyncio.to_thread(_shrink_part, page, p, options) for p in page.parts)
     return list(await asyncio.gather(*jobs))
 
