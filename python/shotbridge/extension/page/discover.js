@@ -291,7 +291,7 @@
    * @param {{x: number, y: number, width: number, height: number}} viewportRect
    * @param {boolean} [hitTests] false: skip the covered check (reads that want names, not reachability)
    */
-  function visibleOnes(candidates, target, includeOffscreen, viewportRect, hitTests = true) {
+  function* visibleOnes(candidates, target, includeOffscreen, viewportRect, hitTests = true) {
     const proxied = new Set();
     /** @type {{seen: Seen, test: boolean}[]} */
     const shown = [];
@@ -305,6 +305,7 @@
       if (!onScreen && !includeOffscreen) continue;
       shown.push({ seen, test: onScreen && hitTests });
     }
+    if (hitTests) yield; // hit tests are the long part on a grid of positioned cells
     const cover = hitTests ? covers(shown, proxied) : new Map();
     /** @type {Seen[]} */
     const kept = [];
@@ -439,7 +440,7 @@
    * With `after_frame`, it waits for a concurrent capture's frame first (see afterCapture).
    * @param {{target?: string, selector?: string | null, max?: number, include_offscreen?: boolean, frames?: boolean, text_rects?: boolean, covered?: boolean, after_frame?: boolean}} args
    */
-  L.discover = (args) => (args.after_frame ? afterCapture().then(() => discoverNow(args)) : discoverNow(args));
+  L.discover = (args) => (args.after_frame ? afterCapture().then(() => discoverBeside(args)) : discoverNow(args));
 
   // After a capture's probe, when its frame has left the page's main thread: the capture's
   // request reaches Chrome about a millisecond after the probe's answer, and Chrome commits the
@@ -482,7 +483,38 @@
     const roots = L.allRoots(document, true);
     // Names and roles are read once per element for this call (the page cannot change during
     // it); selectors are kept until the DOM changes (page/memo.js).
-    return L.withDomMemo(roots, () => discoverIn(args, target, roots));
+    return L.withDomMemo(roots, () => {
+      const steps = discoverIn(args, target, roots);
+      for (;;) {
+        const step = steps.next();
+        if (step.done) return step.value;
+      }
+    });
+  }
+
+  /** Resolves in a task of its own (a message, not a timer: no clamping when nested). */
+  const nextTask = () => new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => resolve(undefined);
+    channel.port2.postMessage(null);
+  });
+
+  /**
+   * The read beside a capture, a step per task: the capture's probe after the pixels (its reply
+   * waits for it) runs between two steps instead of after the whole read (the grid's read is
+   * 10-15 ms). Each step has its own memo: the page may change between them, as it may while a
+   * capture's pixels are taken.
+   * @param {{target?: string, selector?: string | null, max?: number, include_offscreen?: boolean, frames?: boolean, text_rects?: boolean, covered?: boolean}} args
+   */
+  async function discoverBeside(args) {
+    const target = args.target || 'interactive';
+    const roots = L.allRoots(document, true);
+    const steps = discoverIn(args, target, roots);
+    for (;;) {
+      const step = L.withDomMemo(roots, () => steps.next());
+      if (step.done) return step.value;
+      await nextTask();
+    }
   }
 
   /**
@@ -490,18 +522,20 @@
    * @param {string} target
    * @param {(Document | ShadowRoot)[]} roots
    */
-  function discoverIn(args, target, roots) {
+  function* discoverIn(args, target, roots) {
     const max = args.max || 50;
     const candidates = candidatesFor(target, args.selector, roots);
     if (!Array.isArray(candidates)) return candidates;
     const viewportRect = { x: 0, y: 0, width: window.innerWidth, height: window.innerHeight };
-    const found = visibleOnes(candidates, target, !!args.include_offscreen, viewportRect, args.covered !== false);
+    const found = yield* visibleOnes(candidates, target, !!args.include_offscreen, viewportRect, args.covered !== false);
+    yield;
     const kept = target === 'all_visible' ? ownersOnly(found.kept) : found.kept;
     // Order on geometry first: names and unique selectors cost DOM queries, so they are computed
     // only for the `max` elements returned.
     const ordered = L.readingOrder(kept.map((k) => ({ k, bounds: L.rect(k.rect) })));
     const elements = ordered.slice(0, max).map(({ k, bounds }) => describe(k, bounds, viewportRect));
     const info = L.pageInfo ? L.pageInfo() : {};
+    const texts = args.text_rects ? (yield, textRects(roots)) : null;
     return {
       ...L.pageHeader(),
       headings: info.headings || [],
@@ -516,7 +550,7 @@
         hidden_by: L.uniqueSelector(by),
       })),
       notes: crowding(elements.map((e) => e.bounds), max, ordered.length),
-      ...(args.text_rects ? { text_rects: textRects(roots) } : {}),
+      ...(texts ? { text_rects: texts } : {}),
       ...(args.frames ? { frame_path: L.framePath(), child_frames: L.childFrames(roots) } : {}),
     };
   }
