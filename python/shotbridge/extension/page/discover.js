@@ -508,7 +508,8 @@
    */
   async function discoverBeside(args) {
     const target = args.target || 'interactive';
-    const roots = L.allRoots(document, true);
+    // The roots the capture's probe just walked, while that capture is in flight.
+    const roots = L.captureRoots || L.allRoots(document, true);
     const steps = discoverIn(args, target, roots);
     for (;;) {
       const step = L.withDomMemo(roots, () => steps.next());

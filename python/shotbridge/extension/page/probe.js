@@ -37,6 +37,8 @@
   let doneWaiters = [];
   /** A capture has probed before its pixels and not yet after them. */
   L.captureInFlight = false;
+  /** @type {(Document | ShadowRoot)[] | null} the document's roots its probe walked, until the capture is done */
+  L.captureRoots = null;
   /** Call `fn` at the next probe before a capture. @param {() => void} fn */
   L.whenCaptureProbed = (fn) => probeWaiters.push(fn);
   /** Call `fn` at the next probe after a capture's pixels (or its end). @param {() => void} fn */
@@ -49,6 +51,7 @@
   }
   function captureDone() {
     L.captureInFlight = false;
+    L.captureRoots = null;
     const waiting = doneWaiters;
     doneWaiters = [];
     for (const fn of waiting) fn();
@@ -452,6 +455,9 @@
     if ('error' in secret) return { isTop: window === window.top, error: secret.error };
     const isTop = window === window.top;
     const { out, watching, watched } = secretsNow(args, secret.selector, isTop);
+    // This document's roots (not its frames'), for a label read beside this capture: labels
+    // only, so roots a page attaches in the few ms before that read are missed at worst.
+    if (args && args.freeze) L.captureRoots = out.roots.filter((r) => (r.nodeType === 9 ? r : r.ownerDocument) === document);
     // A frame its parent cannot reach into (cross-origin) must be masked whole when it has secrets.
     let reachable = false;
     try {
