@@ -293,9 +293,29 @@ async def load(c: BusClient, url: str, ready: str) -> None:
     while True:
         tabs = (await c.request("list_tabs", {}, timeout=10))["tabs"]
         if next((t.get("title") for t in tabs if t.get("active")), "") == ready:
-            return
+            break
         assert time.monotonic() < deadline, f"{url} never said {ready!r}"
         await asyncio.sleep(0.1)
+    await settle(c)
+
+
+# No transition running (keyframe animations may loop or bounce for long: reveal.js bounces its
+# next-slide arrow 50 times). A page that says it is ready may still be fading its controls in
+# (reveal.js: 0.2 s of opacity from 0), and a read in mid-fade sees such a control or not: two
+# loads would differ by when they were read.
+SETTLED = (
+    "document.getAnimations()"
+    ".every((a) => !(a instanceof CSSTransition) || a.playState !== 'running')"
+)
+
+
+async def settle(c: BusClient) -> None:
+    for _ in range(50):
+        got = await cdp(c, "Runtime.evaluate", expression=SETTLED, returnByValue=True)
+        if got.get("result", {}).get("value") is True:
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError("a transition ran for 5 s")
 
 
 async def shoot(c: BusClient) -> dict[str, Any]:
