@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -46,6 +47,12 @@ BASE_FLAGS = (
 # 0.82-0.91x on all five still pages. The frame still follows the capture's request, so it
 # follows the probe before the pixels (the motion and secret tests pass through it).
 _FLAGS = ("--headless=new", *BASE_FLAGS, "--enable-features=CDPScreenshotNewSurface")
+# More flags for our headless Chromium, as a shell would split them (bench/bench_ab.py tries one).
+EXTRA_FLAGS_ENV = "SHOTBRIDGE_EXTRA_BROWSER_FLAGS"
+
+
+def _flags_from_env() -> list[str]:
+    return shlex.split(os.environ.get(EXTRA_FLAGS_ENV, ""))
 
 
 # Chrome rounds a scaled window's size up by a pixel or two: aim this far under the width.
@@ -161,7 +168,7 @@ class HeadlessBrowser:
         ]
         if self.device_scale_factor:
             args.append(f"--force-device-scale-factor={self.device_scale_factor}")
-        args += [*self.extra_args, self.start_url]
+        args += [*self.extra_args, *_flags_from_env(), self.start_url]
         log = self.log_path.open("wb")
         try:
             self.process = subprocess.Popen(
