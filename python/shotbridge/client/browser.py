@@ -52,7 +52,15 @@ EXTRA_FLAGS_ENV = "SHOTBRIDGE_EXTRA_BROWSER_FLAGS"
 
 
 def _flags_from_env() -> list[str]:
-    return shlex.split(os.environ.get(EXTRA_FLAGS_ENV, ""))
+    """The extra flags; one that opens a debugging port is refused: we listen on no TCP port."""
+    flags = shlex.split(os.environ.get(EXTRA_FLAGS_ENV, ""))
+    for flag in flags:
+        if flag.startswith("--remote-debugging-") and flag != "--remote-debugging-pipe":
+            raise BrowserError(
+                f"{EXTRA_FLAGS_ENV} asks for {flag.split('=')[0]}: a debugging port would let any "
+                "local program drive this browser; shotbridge opens none"
+            )
+    return flags
 
 
 # Chrome rounds a scaled window's size up by a pixel or two: aim this far under the width.
