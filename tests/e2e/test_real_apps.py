@@ -310,12 +310,18 @@ SETTLED = (
 
 
 async def settle(c: BusClient) -> None:
+    if not await becomes_true(c, SETTLED):
+        raise AssertionError("a transition ran for 5 s")
+
+
+async def becomes_true(c: BusClient, expression: str) -> bool:
+    """Whether the page's `expression` is true within 5 s (polled every 0.1 s)."""
     for _ in range(50):
-        got = await cdp(c, "Runtime.evaluate", expression=SETTLED, returnByValue=True)
+        got = await cdp(c, "Runtime.evaluate", expression=expression, returnByValue=True)
         if got.get("result", {}).get("value") is True:
-            return
+            return True
         await asyncio.sleep(0.1)
-    raise AssertionError("a transition ran for 5 s")
+    return False
 
 
 async def shoot(c: BusClient) -> dict[str, Any]:
@@ -439,12 +445,7 @@ async def holds(c: BusClient, check: str) -> bool:
     """Whether `check` becomes true within a few seconds (the page reacts asynchronously), and
     then the page stops moving (a sorted grid slides its rows: the next label is read after)."""
     settled = f"({check}) && document.getAnimations().every((a) => a.playState !== 'running')"
-    for _ in range(50):
-        got = await cdp(c, "Runtime.evaluate", expression=settled, returnByValue=True)
-        if got.get("result", {}).get("value") is True:
-            return True
-        await asyncio.sleep(0.1)
-    return False
+    return await becomes_true(c, settled)
 
 
 async def click_through(c: BusClient, site: str, page: str) -> list[str]:
