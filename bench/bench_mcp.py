@@ -7,9 +7,9 @@ stdio: shotbridge vs Playwright MCP vs Chrome DevTools MCP.
 The corpus is bench/pages/ (its README.md says what each page is; `npm ci` there first), served
 from 127.0.0.1 by this script on two ports, the second being the other origin of the frames page.
 All servers run at once, each with its own headless Debian Chromium at a 1920×1080 viewport; each
-page is opened in all three, then the calls are interleaved and the order rotates every round, so
-the shared machine's noise falls on all alike. Time is measured at the MCP client, around
-``tools/call``: JSON-RPC, base64 and stdio included.
+page is opened in all three, then the calls are interleaved in an order shuffled every round
+(seeded), so the shared machine's noise falls on all alike and no call always follows another. Time
+is measured at the MCP client, around ``tools/call``: JSON-RPC, base64 and stdio included.
 
 Our per-stage breakdown comes from wall-clock stamps (``SHOTBRIDGE_BENCH_STAGES``): the extension
 notes when it started, when it asked Chrome for the pixels and when Chrome handed them over, the
@@ -43,6 +43,7 @@ import io
 import json
 import os
 import platform
+import random
 import re
 import statistics
 import subprocess
@@ -75,6 +76,8 @@ VIEWPORT = (1920, 1080)
 TIMEOUT = 60.0
 # Scripts on the corpus pages (the grid, the web components) render after load.
 SETTLE_S = 1.5
+# A model's turn between an action and its next look, at its shortest (real ones take seconds).
+TURN_S = 0.5
 TOKENS_PER_PIXEL = 1 / 750  # the model's estimate of image tokens, as content.estimated_tokens
 
 # The corpus, in the order it runs. "light" (the one page of earlier runs) only when asked for.
@@ -147,9 +150,11 @@ class Series:
 @dataclass
 class PageResult:
     name: str
-    rows: dict[str, dict[str, Any]]  # ours, pw, cdt, obs
+    rows: dict[str, dict[str, Any]]  # ours, pw, cdt, obs, acted
     stages: dict[str, Any]
     observe_stages: dict[str, Any]
+    acted_stages: dict[str, Any]
+    turn_stages: dict[str, Any]
     context: dict[str, Any]
     errors: dict[str, list[str]]
 
@@ -288,6 +293,26 @@ async def timed(
     result = await client.call_tool(tool, args, read_timeout_seconds=TIMEOUT)
     elapsed = (time.perf_counter() - t0) * 1000
     return elapsed, result, (sent, epoch_ms())
+
+
+async def observe_after_action(
+    ours: mcp.Client, pause_s: float = 0.0
+) -> tuple[float, Any, tuple[float, float]]:
+    """An annotated observe after an action (untimed), right away or after `pause_s`.
+
+    A keypress of Shift changes nothing a user sees, but it is input: the page may have restyled
+    (page/unchanged.js), so the labels read before it are not reused. Right away, they are read
+    in full; after a pause, the page has read them again while idle (page/discover.js).
+    """
+    check(await ours.call_tool("interact", {"action": "keypress", "key": "Shift"}), "keypress")
+    await asyncio.sleep(pause_s)
+    return await timed(ours, "observe", {"annotate_screenshot": True})
+
+
+def of_series(stamps: list[dict[str, Any]], series: Series) -> list[dict[str, Any]]:
+    """The stamps of `series`' calls: each reached the host between its call's send and reply."""
+    spans = list(zip(series.sent_at, series.got_at, strict=True))
+    return [st for st in stamps if any(s <= st.get("host_req_at", -1.0) <= g for s, g in spans)]
 
 
 class BenchError(RuntimeError):
@@ -431,17 +456,21 @@ async def bench_page(
     pw_shot = Series("Playwright MCP browser_take_screenshot (jpeg)")
     cdt_shot = Series("Chrome DevTools MCP take_screenshot (jpeg)")
     ours_obs = Series("shotbridge observe, annotated")
+    ours_acted = Series("shotbridge observe, annotated, right after a keypress")
+    ours_turn = Series("shotbridge observe, annotated, a model's turn after a keypress")
     calls: list[tuple[Series, Callable[[], Any]]] = [
         (ours_shot, lambda: timed(ours, "capture_screenshot", {})),
         (pw_shot, lambda: timed(pw, "browser_take_screenshot", {"type": "jpeg", "scale": "css"})),
         (cdt_shot, lambda: timed(cdt, "take_screenshot", {"format": "jpeg"})),
         (ours_obs, lambda: timed(ours, "observe", {"annotate_screenshot": True})),
+        (ours_acted, lambda: observe_after_action(ours)),
+        (ours_turn, lambda: observe_after_action(ours, TURN_S)),
     ]
     stages_log.unlink(missing_ok=True)
     previous = ""
+    order = random.Random(name)  # the same orders in every run of this page
     for i in range(args.warmup + args.runs):
-        k = i % len(calls)
-        for series, call in calls[k:] + calls[:k]:  # rotated: nobody always goes first
+        for series, call in order.sample(calls, len(calls)):
             try:
                 elapsed, result, sent_got = await call()
             except Exception as exc:  # a timeout or a dropped server: counted, not fatal
@@ -459,14 +488,20 @@ async def bench_page(
         stamps = [json.loads(line) for line in stages_log.read_text().splitlines()]
     observed = [st for st in stamps if st.get("tool") == "observe"]
     stamps = [st for st in stamps if st.get("tool") != "observe"]
+    acted = of_series(observed, ours_acted)
+    turned = of_series(observed, ours_turn)
+    observed = of_series(observed, ours_obs)
     save = args.save_images / name if args.save_images else None
     context = await context_cost(ours, pw, cdt, save)
     series = {"ours": ours_shot, "pw": pw_shot, "cdt": cdt_shot, "obs": ours_obs}
+    series |= {"acted": ours_acted, "turn": ours_turn}
     return PageResult(
         name=name,
         rows={k: s.row() for k, s in series.items()},
-        stages=stage_rows(stamps, ours_shot) | {"by_previous": by_previous(ours_shot, ours_obs)},
+        stages=stage_rows(stamps, ours_shot) | {"by_previous": by_previous(ours_shot)},
         observe_stages=stage_rows(observed, ours_obs),
+        acted_stages=stage_rows(acted, ours_acted),
+        turn_stages=stage_rows(turned, ours_turn),
         context=context,
         errors={s.name: s.errors for s in series.values() if s.errors},
     )
@@ -521,16 +556,15 @@ async def run(
     return results, info
 
 
-def by_previous(shot: Series, own: Series) -> dict[str, tuple[int, float]]:
-    """Our capture's p50 when it came right after our own annotated observe, and otherwise.
+def by_previous(shot: Series) -> dict[str, tuple[int, float]]:
+    """Our capture's p50 when it came right after one of our annotated observes, and otherwise.
 
-    The rotation keeps the cyclic order, so in 3 rounds of 4 our capture follows our observe:
-    work that call left running (its labels, the diff memory's read of the page) is then still
-    in the way.
+    Work an observe of ours left running (its labels, the diff memory's read of the page) may
+    still be in the way of the capture that follows it.
     """
     split: dict[str, list[float]] = {"own": [], "peer": []}
     for elapsed, after in zip(shot.times_ms, shot.after, strict=True):
-        split["own" if after == own.name else "peer"].append(elapsed)
+        split["own" if after.startswith("shotbridge observe") else "peer"].append(elapsed)
     return {k: (len(v), statistics.median(v) if v else float("nan")) for k, v in split.items()}
 
 
@@ -581,6 +615,10 @@ OBSERVE_KEYS = {
 }
 LABEL_STAGES: list[tuple[str, str]] = [
     ("labels at the host after the pixels (discover reply − capture reply; < 0: before)", "labels"),
+    ("the pixels at the host, ahead of the reply (after Chrome handed them over)", "early"),
+    ("  decoded and masked (same origin)", "decoded"),
+    ("  labelled and encoded (same origin)", "labelled"),
+    ("  the capture's reply at the host (same origin)", "reply"),
 ]
 
 
@@ -588,6 +626,7 @@ def stage_rows(stamps: list[dict[str, Any]], series: Series) -> dict[str, Any]:
     """p50 of each stage over the measured captures (stamps matched to calls in order)."""
     per: dict[str, list[float]] = {key: [] for _, key in STAGES + LABEL_STAGES}
     methods: list[str] = []
+    reused = 0
 
     def add(key: str, *values: Any) -> None:
         if all(isinstance(v, int | float) for v in values):
@@ -619,16 +658,21 @@ def stage_rows(stamps: list[dict[str, Any]], series: Series) -> dict[str, Any]:
         add("native", g("host_got_at"), g("ext_return_at"))
         add("host", g("host_done_at"), g("host_got_at"))
         add("labels", g("labels_got_at"), g("host_got_at"))
+        for key in ("early", "decoded", "labelled"):
+            add(key, g(f"{key}_at"), g("ext_image_at"))
+        add("reply", g("host_got_at"), g("ext_image_at"))
         add("core", g("core_ms"))
         add("bus", g("mcp_got_at"), g("host_done_at"))
         add("mcp", got, g("mcp_got_at"))
         add("overhead", got, g("ext_image_at"))
         add("overhead_tool", g("mcp_return_at"), g("ext_image_at"))
         methods.append(method)
+        reused += int(st.get("labels_reused", 0))
     counts = ", ".join(f"{k} ×{n}" for k, n in sorted(Counter(methods).items()))
     return {key: statistics.median(v) if v else float("nan") for key, v in per.items()} | {
         "n": len(methods),
         "methods": counts or "—",
+        "reused": reused,
     }
 
 
@@ -680,9 +724,13 @@ def header(results: list[PageResult], info: dict[str, Any], args: argparse.Names
         "than its 1280 px images at their width, see docs/tools.md; the peers render every CSS "
         "px and send it); "
         f"{SETTLE_S:g} s after navigating, {args.warmup} warm-up rounds, then {args.runs} rounds "
-        "of the four calls, interleaved in an order that rotates every round, timed at the MCP "
-        "client around `tools/call` over stdio. Ratios from one run matter more than absolute "
-        "figures on this noisy machine.",
+        "of the six calls, interleaved in an order shuffled every round, timed at the MCP "
+        "client around `tools/call` over stdio. Our annotated observe is timed three ways: at a "
+        "page unchanged since our last look (its geometry is reused, extension/page/"
+        "unchanged.js); right after an untimed `interact` keypress (Shift: input, so the labels "
+        f"are read in full, as right after any action); and {TURN_S:g} s after one, the shortest "
+        "turn of a model between acting and looking (the page has read them again while idle). "
+        "Ratios from one run matter more than absolute figures on this noisy machine.",
         "",
     ]
 
@@ -692,17 +740,22 @@ def latency_table(results: list[PageResult]) -> list[str]:
         "## Capture latency per page (ms)",
         "",
         "| page | ours p50 / p95 | Playwright p50 / p95 | DevTools p50 / p95 | ours ÷ faster "
-        "peer, p50 | ours ÷ its p95 | observe annotated p50 | observe ÷ our capture | labels | "
+        "peer, p50 | ours ÷ its p95 | observe annotated p50 | observe ÷ our capture | "
+        "observe right after a keypress p50 | that ÷ our capture | "
+        f"observe {TURN_S:g} s after a keypress p50 | that ÷ our capture | labels | "
         "ours p50 right after our observe / after a peer's call (n) |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|" + "---:|" * 13,
     ]
     for r in results:
-        o, pw, cdt, obs = (r.rows[k] for k in ("ours", "pw", "cdt", "obs"))
+        o, pw, cdt, obs, acted = (r.rows[k] for k in ("ours", "pw", "cdt", "obs", "acted"))
+        turn = r.rows["turn"]
         peer, fast = faster_peer(r)
         lines.append(
             f"| {r.name} | {o['p50']:.1f} / {o['p95']:.1f} | {pw['p50']:.1f} / {pw['p95']:.1f} | "
             f"{cdt['p50']:.1f} / {cdt['p95']:.1f} | {o['p50'] / fast['p50']:.2f}× ({peer}) | "
             f"{o['p95'] / fast['p95']:.2f}× | {obs['p50']:.1f} | {obs['p50'] / o['p50']:.2f}× | "
+            f"{acted['p50']:.1f} | {acted['p50'] / o['p50']:.2f}× | "
+            f"{turn['p50']:.1f} | {turn['p50'] / o['p50']:.2f}× | "
             f"{r.context['labels']} of {r.context['found']} | {split_text(r)} |"
         )
     return [*lines, ""]
@@ -713,9 +766,14 @@ def split_text(r: PageResult) -> str:
     return f"{ms(own)} ({n_own}) / {ms(peer)} ({n_peer})"
 
 
-def stage_table(results: list[PageResult], observe: bool = False) -> list[str]:
-    """Our stages per page, of the plain captures or of the annotated observes."""
-    what = "annotated `observe`" if observe else "`capture_screenshot`"
+def stage_table(results: list[PageResult], observe: str = "") -> list[str]:
+    """Our stages per page: of the plain captures, or of one series of annotated observes."""
+    what = {
+        "": "`capture_screenshot`",
+        "still": "annotated `observe`",
+        "acted": "annotated `observe` right after a keypress",
+        "turn": f"annotated `observe` {TURN_S:g} s after a keypress",
+    }[observe]
     rows = [r for r in STAGES if not observe or r[1] in OBSERVE_KEYS] + (
         LABEL_STAGES if observe else []
     )
@@ -727,10 +785,21 @@ def stage_table(results: list[PageResult], observe: bool = False) -> list[str]:
         "| stage | " + " | ".join(r.name for r in results) + " |",
         "|---|" + "---:|" * len(results),
     ]
-    tables = [r.observe_stages if observe else r.stages for r in results]
+    tables = [
+        {"": r.stages, "still": r.observe_stages, "acted": r.acted_stages, "turn": r.turn_stages}[
+            observe
+        ]
+        for r in results
+    ]
     for label, key in rows:
         lines.append(f"| {label} | " + " | ".join(ms(t[key]) for t in tables) + " |")
     lines.append("| capture paths taken | " + " | ".join(t["methods"] for t in tables) + " |")
+    if observe:
+        lines.append(
+            "| labels reused from the page's last read (calls) | "
+            + " | ".join(f"{t['reused']} of {t['n']}" for t in tables)
+            + " |"
+        )
     return [*lines, ""]
 
 
@@ -827,7 +896,7 @@ def targets(results: list[PageResult], info: dict[str, Any], ctx: dict[str, floa
     ratios = []
     for r in results:
         peer, fast = faster_peer(r)
-        o, obs = r.rows["ours"], r.rows["obs"]
+        o, obs, acted, turn = (r.rows[k] for k in ("ours", "obs", "acted", "turn"))
         ratio = o["p50"] / fast["p50"]
         ratios.append(ratio)
         lines.append(
@@ -835,7 +904,11 @@ def targets(results: list[PageResult], info: dict[str, Any], ctx: dict[str, floa
             f"{ratio:.2f}× ({ok(ratio <= 1.0)}: ≤ 1.0×); p95 {o['p95']:.1f} vs "
             f"{fast['p95']:.1f} ms = {o['p95'] / fast['p95']:.2f}× "
             f"({ok(o['p95'] <= 1.25 * fast['p95'])}: ≤ 1.25×); observe {obs['p50']:.1f} ms = "
-            f"{obs['p50'] / o['p50']:.2f}× capture ({ok(obs['p50'] <= 1.15 * o['p50'])}: ≤ 1.15×)"
+            f"{obs['p50'] / o['p50']:.2f}× capture ({ok(obs['p50'] <= 1.15 * o['p50'])}: ≤ 1.15×); "
+            f"right after a keypress {acted['p50']:.1f} ms = {acted['p50'] / o['p50']:.2f}× "
+            f"({ok(acted['p50'] <= 1.15 * o['p50'])}: ≤ 1.15×); {TURN_S:g} s after a keypress "
+            f"{turn['p50']:.1f} ms = {turn['p50'] / o['p50']:.2f}× "
+            f"({ok(turn['p50'] <= 1.15 * o['p50'])}: ≤ 1.15×)"
         )
     median = statistics.median(ratios)
     lines.append(
@@ -885,7 +958,9 @@ def markdown(results: list[PageResult], info: dict[str, Any], args: argparse.Nam
     lines = header(results, info, args)
     lines += latency_table(results)
     lines += stage_table(results)
-    lines += stage_table(results, observe=True)
+    lines += stage_table(results, observe="still")
+    lines += stage_table(results, observe="acted")
+    lines += stage_table(results, observe="turn")
     lines += context_table(results)
     lines += tools_lines(info)
     lines += targets(results, info, ctx)

@@ -4,45 +4,12 @@
 // attached (no mutation record), and a change made in the same task as the call.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-
-const EXT = new URL('../../python/shotbridge/extension/', import.meta.url);
-// Test-only npm packages (scripts/setup.sh installs them); Debian's Chromium, never a download.
-const { chromium } = createRequire(new URL('../e2e/package.json', import.meta.url))('playwright');
-
-/** The page library as lib/page.js injects it, plus what page/ready.js reads from chrome.runtime. */
-function library() {
-  const pageJs = readFileSync(new URL('lib/page.js', EXT), 'utf8');
-  const files = [...pageJs.slice(pageJs.indexOf('PAGE_FILES')).matchAll(/'(page\/[\w-]+\.js)'/g)].map((m) => m[1]);
-  const rules = JSON.parse(readFileSync(new URL('secret-rules.json', EXT), 'utf8'));
-  return [
-    'globalThis.chrome = { runtime: { getManifest: () => ({ version: "test" }) } };',
-    ...files.map((f) => readFileSync(new URL(f, EXT), 'utf8')),
-    `globalThis.__shotbridge.secrets.setRules(${JSON.stringify(rules)});`,
-  ];
-}
+import { launch, openPage } from './page-world.mjs';
 
 const PAGE = `<!doctype html><body>
   <button name="save">Save</button><button name="send">Send</button>
   <span id="chip" tabindex="0">Chip</span><p id="later"></p><div id="host"></div>
 </body>`;
-
-/** A page with the library in an isolated world; `run(js)` evaluates there (one task per call). */
-async function openPage(browser) {
-  const page = await browser.newPage();
-  await page.setContent(PAGE);
-  const cdp = await page.context().newCDPSession(page);
-  const { frameTree } = await cdp.send('Page.getFrameTree');
-  const world = await cdp.send('Page.createIsolatedWorld', { frameId: frameTree.frame.id, worldName: 'test' });
-  const run = async (/** @type {string} */ expression) => {
-    const r = await cdp.send('Runtime.evaluate', { contextId: world.executionContextId, expression, returnByValue: true, awaitPromise: true });
-    if (r.exceptionDetails) throw new Error(r.exceptionDetails.exception?.description || r.exceptionDetails.text);
-    return r.result.value;
-  };
-  for (const source of library()) await run(source);
-  return { page, run };
-}
 
 // Each listed element: its name (or text), selector, Playwright locator, and how many elements that selector matches now (>>> paths
 // through shadow roots resolved by the library).
@@ -56,9 +23,7 @@ const LABELS = (target) => `(() => { const L = globalThis.__shotbridge;
 const byName = (labels, name) => labels.find((l) => l.name === name);
 
 test('selectors kept across discover calls follow every change of the DOM', async (t) => {
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true });
-  t.after(() => browser.close());
-  const { run } = await openPage(browser);
+  const { run } = await openPage(await launch(t), PAGE);
 
   const first = await run(LABELS('interactive'));
   assert.equal(byName(first, 'Send').sel, 'button[name="send"]');
@@ -97,9 +62,7 @@ test('selectors kept across discover calls follow every change of the DOM', asyn
 // has its pixels (its probe after them), not before, since Chrome's capture waits for this thread.
 // A button added before the probes must be in the answer, even when frames passed in between.
 test('after_frame reads the page after the capture\'s probe and its frame', async (t) => {
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true });
-  t.after(() => browser.close());
-  const { run } = await openPage(browser);
+  const { run } = await openPage(await launch(t), PAGE);
   const names = (afterFrame) => `(async () => {
     const L = globalThis.__shotbridge;
     const pending = L.discover({ target: 'interactive', after_frame: ${afterFrame} });

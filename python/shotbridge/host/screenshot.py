@@ -250,12 +250,17 @@ async def _from_browser(link: Link, args: ScreenshotArgs, timings: Timings) -> _
         if found_job is None:
             return await _shrink_all(_page(capture, None, {}), args)
         # The labels often reach the host after the pixels: the pixels are decoded meanwhile.
+        timings["early_at"] = _epoch_ms()
         prepared = asyncio.ensure_future(asyncio.to_thread(_prepare, capture, args))
         prepared.add_done_callback(lambda t: t.cancelled() or t.exception())
         page = _page(capture, await asyncio.shield(found_job), {})
         if not page.annotations:  # nothing to draw: the image may leave as it came
             return await _shrink_all(page, args)
-        return [await asyncio.to_thread(_finish_part, page, await prepared)]
+        decoded = await prepared
+        timings["decoded_at"] = _epoch_ms()
+        done = [await asyncio.to_thread(_finish_part, page, decoded)]
+        timings["labelled_at"] = _epoch_ms()
+        return done
 
     early: EarlyPixels[list[_Shrunk]] = EarlyPixels(shrink_early)
     asked = capture_args(args).model_dump(mode="python", exclude_unset=True)
@@ -267,6 +272,8 @@ async def _from_browser(link: Link, args: ScreenshotArgs, timings: Timings) -> _
             found_job.cancel()
         raise
     found = await found_job if found_job else None
+    if found is not None:  # the page read its labels afresh, or reused them (bench stages)
+        timings["labels_reused"] = int(found.reused)
     if args.annotate and found_job is None:
         # The capture scrolls first: elements must be found where they are after that.
         found_args = _discover_args(args, beside_capture=False)

@@ -326,6 +326,8 @@ class DiscoverResult(Model):
     frames: list[dict[str, Any]] = Field(default_factory=list)
     # With text_rects: line boxes of the visible text (viewport CSS px), for badge placement.
     text_rects: list[Rect] = Field(default_factory=list)
+    # Every frame answered from its last read (the page had not changed since): page/unchanged.js.
+    reused: bool = False
 
 
 class PageInfoArgs(TabArgs):

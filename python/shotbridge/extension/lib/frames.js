@@ -245,6 +245,7 @@ export async function discoverAll(tabId, args) {
     frames: frames.map((f) => ({ ...f, labelled: kept.filter((e) => e.frame === f.frame).length })),
     notes: L.crowding(kept.map((e) => e.bounds), args.max, Math.max(total, ordered.length)),
     ...(args.text_rects ? { text_rects: texts } : {}),
+    reused: answers.every((a) => a.value?.reused === true),
   };
 }
 

@@ -11,6 +11,7 @@ export const PAGE_LIB_VERSION = chrome.runtime.getManifest().version;
 const PAGE_FILES = [
   'page/lib.js',
   'page/memo.js',
+  'page/unchanged.js',
   'page/secrets.js',
   'page/reading-order.js',
   'page/a11y.js',

@@ -519,24 +519,25 @@
   }
 
   /**
-   * @param {{target?: string, selector?: string | null, max?: number, include_offscreen?: boolean, frames?: boolean, text_rects?: boolean, covered?: boolean}} args
+   * @typedef {{args: DiscoverArgs, target: string, roots: (Document | ShadowRoot)[]}} Ask
+   * @typedef {{target?: string, selector?: string | null, max?: number, include_offscreen?: boolean, frames?: boolean, text_rects?: boolean, covered?: boolean}} DiscoverArgs
+   * @typedef {{ordered: {k: Seen, bounds: object}[], hidden: Hidden[], texts: object[] | null, info: Record<string, any>, placed: [Element, DOMRect][]}} Geometry
+   */
+
+  /**
+   * @param {DiscoverArgs} args
    * @param {string} target
    * @param {(Document | ShadowRoot)[]} roots
    */
   function* discoverIn(args, target, roots) {
     const max = args.max || 50;
-    const candidates = candidatesFor(target, args.selector, roots);
-    if (!Array.isArray(candidates)) return candidates;
     const viewportRect = { x: 0, y: 0, width: window.innerWidth, height: window.innerHeight };
-    const found = yield* visibleOnes(candidates, target, !!args.include_offscreen, viewportRect, args.covered !== false);
-    yield;
-    const kept = target === 'all_visible' ? ownersOnly(found.kept) : found.kept;
-    // Order on geometry first: names and unique selectors cost DOM queries, so they are computed
-    // only for the `max` elements returned.
-    const ordered = L.readingOrder(kept.map((k) => ({ k, bounds: L.rect(k.rect) })));
+    const read = yield* geometry({ args, target, roots }, viewportRect);
+    if (!('ordered' in read)) return read;
+    const { ordered, hidden, texts, info, reused } = read;
+    // Names, states and selectors are read afresh every time: a property (a value, `checked`)
+    // may change with no mutation or event to say so.
     const elements = ordered.slice(0, max).map(({ k, bounds }) => describe(k, bounds, viewportRect));
-    const info = L.pageInfo ? L.pageInfo() : {};
-    const texts = args.text_rects ? (yield, textRects(roots)) : null;
     return {
       ...L.pageHeader(),
       headings: info.headings || [],
@@ -544,7 +545,7 @@
       interactive_count: info.interactive_count || 0,
       elements,
       total_found: ordered.length,
-      hidden: found.hidden.slice(0, 20).map(({ el, role, by }) => ({
+      hidden: hidden.slice(0, 20).map(({ el, role, by }) => ({
         selector: L.uniqueSelector(el),
         role,
         name: L.accessibleName(el, role),
@@ -553,6 +554,110 @@
       notes: crowding(elements.map((e) => e.bounds), max, ordered.length),
       ...(texts ? { text_rects: texts } : {}),
       ...(args.frames ? { frame_path: L.framePath(), child_frames: L.childFrames(roots) } : {}),
+      reused,
     };
+  }
+
+  /** @type {Map<string, {mark: string, read: Geometry}>} the last reads, by what they asked */
+  const reads = new Map();
+
+  /**
+   * Where the elements asked for are, what covers them and where the text is: the last read of
+   * the same question while the page's mark (page/unchanged.js) holds and every element it
+   * looked at is still where it was; else read now, a step per yield.
+   * @param {Ask} ask
+   * @param {{x: number, y: number, width: number, height: number}} viewportRect
+   * @returns {Generator<undefined, (Geometry & {reused: boolean}) | {error: object}, undefined>}
+   */
+  function* geometry(ask, viewportRect, preread = false) {
+    const { args, target, roots } = ask;
+    const key = JSON.stringify([target, args.selector ?? null, !!args.include_offscreen, args.covered !== false, !!args.text_rects]);
+    if (!preread) lookedAt(key, ask);
+    const mark = L.pageMark(roots);
+    for (const [k, v] of reads) if (v.mark !== mark) reads.delete(k);
+    const last = reads.get(key);
+    if (last && stillPlaced(last.read)) return { ...last.read, reused: true };
+    const read = yield* readGeometry(ask, viewportRect);
+    if (!('ordered' in read)) return read;
+    // Kept only when nothing was seen to change while it was read (steps run in separate tasks).
+    if (mark !== null && L.pageMark(roots) === mark) reads.set(key, { mark, read });
+    return { ...read, reused: false };
+  }
+
+  // An assistant looks, acts, takes a turn to think (a second or more) and looks again. Once the
+  // page changes after a look, its geometry is read again when the page is idle, so the next look
+  // can reuse it; at most PREREADS_PER_LOOK times, so a page that keeps changing costs no more.
+  const PREREAD_AFTER_MS = 100;
+  const PREREADS_PER_LOOK = 2;
+  /** @type {Map<string, {args: DiscoverArgs, target: string}>} the questions of the last looks */
+  const asked = new Map();
+  let prereads = 0;
+  let prereadTimer = 0;
+
+  /** @param {string} key @param {Ask} ask */
+  function lookedAt(key, { args, target }) {
+    asked.delete(key);
+    asked.set(key, { args, target });
+    if (asked.size > 2) asked.delete(asked.keys().next().value);
+    prereads = PREREADS_PER_LOOK;
+    L.onPageChange(changedSinceLook);
+  }
+
+  function changedSinceLook() {
+    clearTimeout(prereadTimer);
+    prereadTimer = setTimeout(() => requestIdleCallback(preread, { timeout: 1000 }), PREREAD_AFTER_MS);
+  }
+
+  function preread() {
+    if (prereads <= 0) return;
+    if (L.captureInFlight) {
+      changedSinceLook(); // Chrome's capture needs this thread for its frame
+      return;
+    }
+    prereads--;
+    const roots = L.allRoots(document, true);
+    const viewportRect = { x: 0, y: 0, width: window.innerWidth, height: window.innerHeight };
+    L.withDomMemo(roots, () => {
+      for (const { args, target } of asked.values()) {
+        const steps = geometry({ args, target, roots }, viewportRect, true);
+        while (!steps.next().done);
+      }
+    });
+    if (prereads > 0) L.onPageChange(changedSinceLook);
+  }
+
+  /**
+   * Every candidate and stand-in is where the read found it. Every candidate, not only the listed
+   * ones: one clipped or out of view comes into it when a box scrolls, before the scroll's event.
+   * @param {Geometry} read
+   */
+  function stillPlaced({ placed }) {
+    return placed.every(([el, was]) => {
+      if (!el.isConnected) return false;
+      const r = el.getBoundingClientRect();
+      return r.x === was.x && r.y === was.y && r.width === was.width && r.height === was.height;
+    });
+  }
+
+  /**
+   * @param {Ask} ask
+   * @param {{x: number, y: number, width: number, height: number}} viewportRect
+   * @returns {Generator<undefined, Geometry | {error: object}, undefined>}
+   */
+  function* readGeometry({ args, target, roots }, viewportRect) {
+    const candidates = candidatesFor(target, args.selector, roots);
+    if (!Array.isArray(candidates)) return candidates;
+    /** @type {[Element, DOMRect][]} */
+    const placed = candidates.map((el) => [el, el.getBoundingClientRect()]);
+    const found = yield* visibleOnes(candidates, target, !!args.include_offscreen, viewportRect, args.covered !== false);
+    yield;
+    const kept = target === 'all_visible' ? ownersOnly(found.kept) : found.kept;
+    // Order on geometry first: names and unique selectors cost DOM queries, so they are computed
+    // only for the `max` elements returned.
+    const ordered = L.readingOrder(kept.map((k) => ({ k, bounds: L.rect(k.rect) })));
+    const info = L.pageInfo ? L.pageInfo() : {};
+    const texts = args.text_rects ? (yield, textRects(roots)) : null;
+    for (const { k } of ordered) if (k.proxy) placed.push([k.proxy, k.rect]);
+    return { ordered, hidden: found.hidden, texts, info, placed };
   }
 })();

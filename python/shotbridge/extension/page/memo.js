@@ -20,6 +20,8 @@
   /** @type {(Document | ShadowRoot)[]} */
   let watched = [];
   let changed = true;
+  /** Counts the DOM changes seen (each drop of `dom`): equal counts, the same DOM. */
+  let generation = 0;
   /** @type {MutationObserver | null} */
   let observer = null;
   const WATCH = { subtree: true, childList: true, attributes: true, characterData: true };
@@ -64,18 +66,30 @@
     if (!observer) {
       observer = new MutationObserver(() => {
         changed = true;
+        generation++;
         dom = new Map(); // let go of removed elements now, not at the next call
         /** @type {MutationObserver} */ (observer).disconnect();
+        L.domChanged?.(); // page/unchanged.js
       });
     }
     if (observer.takeRecords().length) changed = true;
     if (!changed && roots.length === watched.length && roots.every((r, i) => r === watched[i])) return;
     observer.disconnect();
+    generation++;
     dom = new Map();
     watched = roots.slice();
     for (const r of watched) observer.observe(r, WATCH);
     changed = false;
   }
+
+  /**
+   * A number that stays the same while nothing under `roots` changes (and they stay the same set).
+   * @param {(Document | ShadowRoot)[]} roots
+   */
+  L.domGeneration = (roots) => {
+    checkDom(roots);
+    return generation;
+  };
 
   /**
    * `compute()` once per `key` of `table` within the current memo; every time outside one.
