@@ -6,6 +6,7 @@ link away and a 6 400 px tall body with a button at the bottom.
 
 from __future__ import annotations
 
+import asyncio
 import io
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -98,6 +99,46 @@ def test_click_by_image_coordinates_and_by_label(ibrowser: HeadlessBrowser, page
         await s.act(action="click", label=btn["label"], click_count=2)
         await s.act(action="click", selector="#count-btn", button="right")
         assert await s.text("#count") == "clicks=4 dbl=1 ctx=1 trusted=true"
+
+    run(ibrowser, pages_url, scenario)
+
+
+def test_a_still_page_is_read_once_and_every_action_shows(
+    ibrowser: HeadlessBrowser, pages_url: str
+) -> None:
+    """A look at a page that has not changed since the last reuses that one's geometry
+    (extension/page/unchanged.js); an action changes the page, and the next look says so, read
+    again while the page was idle when it comes a turn later."""
+
+    async def look(s: Session) -> dict[str, Any]:
+        args = {"target": "interactive", "text_rects": True, "include_offscreen": True}
+        return await s.client.request("discover", args, timeout=10)
+
+    def count_text(found: dict[str, Any]) -> str:
+        return next(e["text"] for e in found["elements"] if e["selector"] == "#count-btn")
+
+    async def scenario(s: Session) -> None:
+        await s.open()
+        first = await look(s)
+        again = await look(s)
+        assert again["reused"] is True
+        assert again["elements"] == first["elements"]
+        await s.act(action="type", selector="#q", text="hello")
+        typed = await look(s)  # read afresh, or again while the action waited for a paint
+        query = next(e for e in typed["elements"] if e["selector"] == "#q")
+        assert query["state"].get("focused") is True  # no mutation says so: read afresh
+        assert not next(e for e in first["elements"] if e["selector"] == "#q")["state"].get(
+            "focused"
+        )
+        await s.act(action="scroll", delta_y=300)
+        await asyncio.sleep(1.5)  # the assistant's turn: the page reads itself again meanwhile
+        scrolled = await look(s)
+        assert scrolled["reused"] is True
+        assert scrolled["scroll"]["y"] == pytest.approx(300, abs=1)
+        button = next(e for e in scrolled["elements"] if e["selector"] == "#count-btn")
+        button_before = next(e for e in first["elements"] if e["selector"] == "#count-btn")
+        assert button["bounds"]["y"] == pytest.approx(button_before["bounds"]["y"] - 300, abs=1)
+        assert count_text(scrolled) == "Increment"
 
     run(ibrowser, pages_url, scenario)
 

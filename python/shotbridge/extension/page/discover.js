@@ -585,14 +585,19 @@
   }
 
   // An assistant looks, acts, takes a turn to think (a second or more) and looks again. Once the
-  // page changes after a look, its geometry is read again when the page is idle, so the next look
-  // can reuse it; at most PREREADS_PER_LOOK times, so a page that keeps changing costs no more.
-  const PREREAD_AFTER_MS = 100;
+  // page changes after a look and then stays quiet (no change seen for PREREAD_QUIET_MS, watched
+  // from PREREAD_QUIET_MS after the change), its geometry is read again while the page is idle,
+  // so the next look can reuse it. A page that keeps changing is
+  // read at most PREREADS_PER_LOOK times and watched for quiet at most QUIET_CHECKS times per look.
+  const PREREAD_QUIET_MS = 100;
   const PREREADS_PER_LOOK = 2;
+  const QUIET_CHECKS = 20;
   /** @type {Map<string, {args: DiscoverArgs, target: string}>} the questions of the last looks */
   const asked = new Map();
   let prereads = 0;
-  let prereadTimer = 0;
+  let quietChecks = 0;
+  let quietTimer = 0;
+  let idleCall = 0;
 
   /** @param {string} key @param {Ask} ask */
   function lookedAt(key, { args, target }) {
@@ -600,16 +605,30 @@
     asked.set(key, { args, target });
     if (asked.size > 2) asked.delete(asked.keys().next().value);
     prereads = PREREADS_PER_LOOK;
+    quietChecks = QUIET_CHECKS;
     L.onPageChange(changedSinceLook);
   }
 
+  /** The page changed: wait for it to be quiet again (a read waiting for idle is dropped). */
   function changedSinceLook() {
-    clearTimeout(prereadTimer);
-    prereadTimer = setTimeout(() => requestIdleCallback(preread, { timeout: 1000 }), PREREAD_AFTER_MS);
+    clearTimeout(quietTimer);
+    cancelIdleCallback(idleCall);
+    if (prereads > 0 && quietChecks-- > 0) quietTimer = setTimeout(watchQuiet, PREREAD_QUIET_MS);
+  }
+
+  /**
+   * Watch again: a change in the next PREREAD_QUIET_MS restarts the wait; none, and the page is
+   * read when idle.
+   */
+  function watchQuiet() {
+    L.pageMark(L.allRoots(document, true));
+    L.onPageChange(changedSinceLook);
+    quietTimer = setTimeout(() => {
+      idleCall = requestIdleCallback(preread, { timeout: 1000 });
+    }, PREREAD_QUIET_MS);
   }
 
   function preread() {
-    if (prereads <= 0) return;
     if (L.captureInFlight) {
       changedSinceLook(); // Chrome's capture needs this thread for its frame
       return;
@@ -623,7 +642,6 @@
         while (!steps.next().done);
       }
     });
-    if (prereads > 0) L.onPageChange(changedSinceLook);
   }
 
   /**
