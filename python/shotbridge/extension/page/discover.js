@@ -521,7 +521,8 @@
   /**
    * @typedef {{args: DiscoverArgs, target: string, roots: (Document | ShadowRoot)[]}} Ask
    * @typedef {{target?: string, selector?: string | null, max?: number, include_offscreen?: boolean, frames?: boolean, text_rects?: boolean, covered?: boolean}} DiscoverArgs
-   * @typedef {{ordered: {k: Seen, bounds: object}[], hidden: Hidden[], texts: object[] | null, info: Record<string, any>, placed: [Element, DOMRect][]}} Geometry
+   * @typedef {{ordered: {k: Seen, bounds: object}[], hidden: Hidden[], texts: object[] | null, info: Record<string, any>, placed: [Element, DOMRect][], described: Record<string, any>[]}} Geometry
+   *   `described`: what the host learns of the first ones in `ordered`, filled as they are asked for
    */
 
   /**
@@ -534,10 +535,13 @@
     const viewportRect = { x: 0, y: 0, width: window.innerWidth, height: window.innerHeight };
     const read = yield* geometry({ args, target, roots }, viewportRect);
     if (!('ordered' in read)) return read;
-    const { ordered, hidden, texts, info, reused } = read;
-    // Names, states and selectors are read afresh every time: a property (a value, `checked`)
-    // may change with no mutation or event to say so.
-    const elements = ordered.slice(0, max).map(({ k, bounds }) => describe(k, bounds, viewportRect));
+    const { ordered, hidden, texts, info, reused, described } = read;
+    // States are read afresh every time: a property (`checked`, focus) may change with no mutation
+    // or event to say so. Names, selectors and locators depend on the DOM and its style alone.
+    const elements = ordered.slice(0, max).map(({ k, bounds }, i) => {
+      const known = described[i];
+      return known ? { ...known, state: L.states(k.el, k.role) } : (described[i] = describe(k, bounds, viewportRect));
+    });
     return {
       ...L.pageHeader(),
       headings: info.headings || [],
@@ -676,6 +680,6 @@
     const info = L.pageInfo ? L.pageInfo() : {};
     const texts = args.text_rects ? (yield, textRects(roots)) : null;
     for (const { k } of ordered) if (k.proxy) placed.push([k.proxy, k.rect]);
-    return { ordered, hidden: found.hidden, texts, info, placed };
+    return { ordered, hidden: found.hidden, texts, info, placed, described: [] };
   }
 })();
