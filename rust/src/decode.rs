@@ -95,6 +95,8 @@ fn decode_jpeg(data: &[u8], header: &Header, target: (u32, u32)) -> Result<Decod
     };
     let factor = ScalingFactor::new(1, denom as usize);
     dec.set_scaling_factor(factor).map_err(corrupt_jpeg)?;
+    // The output is subsampled again (4:2:0): smooth chroma upsampling here buys nothing.
+    dec.set_fast_upsample(true).map_err(corrupt_jpeg)?;
     let scaled = info.scaled(factor);
     let (w, h) = (scaled.width, scaled.height);
     let mut image = Image {
