@@ -483,14 +483,24 @@
     const roots = L.allRoots(document, true);
     // Names and roles are read once per element for this call (the page cannot change during
     // it); selectors are kept until the DOM changes (page/memo.js).
-    return L.withDomMemo(roots, () => {
-      const steps = discoverIn(args, target, roots);
-      for (;;) {
-        const step = steps.next();
-        if (step.done) return step.value;
-      }
-    });
+    return L.withDomMemo(roots, () => atOnce(discoverIn(args, target, roots)));
   }
+
+  /**
+   * A read's steps run to the end in this task, and its answer.
+   * @template T
+   * @param {Generator<undefined, T, undefined>} steps
+   * @returns {T}
+   */
+  function atOnce(steps) {
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+    }
+  }
+
+  /** The viewport as a rect (CSS px) for overlap tests. */
+  const viewportNow = () => ({ x: 0, y: 0, width: window.innerWidth, height: window.innerHeight });
 
   /** Resolves in a task of its own (a message, not a timer: no clamping when nested). */
   const nextTask = () => new Promise((resolve) => {
@@ -532,15 +542,15 @@
    */
   function* discoverIn(args, target, roots) {
     const max = args.max || 50;
-    const viewportRect = { x: 0, y: 0, width: window.innerWidth, height: window.innerHeight };
-    const read = yield* geometry({ args, target, roots }, viewportRect);
+    const viewport = viewportNow();
+    const read = yield* geometry({ args, target, roots }, viewport);
     if (!('ordered' in read)) return read;
     const { ordered, hidden, texts, info, reused, described } = read;
     // States are read afresh every time: a property (`checked`, focus) may change with no mutation
     // or event to say so. Names, selectors and locators depend on the DOM and its style alone.
     const elements = ordered.slice(0, max).map(({ k, bounds }, i) => {
       const known = described[i];
-      return known ? { ...known, state: L.states(k.el, k.role) } : (described[i] = describe(k, bounds, viewportRect));
+      return known ? { ...known, state: L.states(k.el, k.role) } : (described[i] = describe(k, bounds, viewport));
     });
     return {
       ...L.pageHeader(),
@@ -591,8 +601,8 @@
   // An assistant looks, acts, takes a turn to think (a second or more) and looks again. Once the
   // page changes after a look and then stays quiet (no change seen for PREREAD_QUIET_MS, watched
   // from PREREAD_QUIET_MS after the change), its geometry is read again while the page is idle,
-  // so the next look can reuse it. A page that keeps changing is
-  // read at most PREREADS_PER_LOOK times and watched for quiet at most QUIET_CHECKS times per look.
+  // so the next look can reuse it. Per look, a page is read again at most PREREADS_PER_LOOK times
+  // and watched for quiet at most QUIET_CHECKS times.
   const PREREAD_QUIET_MS = 100;
   const PREREADS_PER_LOOK = 2;
   const QUIET_CHECKS = 20;
@@ -639,12 +649,8 @@
     }
     prereads--;
     const roots = L.allRoots(document, true);
-    const viewportRect = { x: 0, y: 0, width: window.innerWidth, height: window.innerHeight };
     L.withDomMemo(roots, () => {
-      for (const { args, target } of asked.values()) {
-        const steps = geometry({ args, target, roots }, viewportRect, true);
-        while (!steps.next().done);
-      }
+      for (const { args, target } of asked.values()) atOnce(geometry({ args, target, roots }, viewportNow(), true));
     });
   }
 

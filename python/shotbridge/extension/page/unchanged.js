@@ -7,8 +7,8 @@
 // window's scroll, and after any event that can move or restyle elements without a mutation:
 // input (hover, focus, typing, pointer), a scroll anywhere, a load (an image taking its size), a
 // popover or font change, and with the style sheets' rules (CSS-in-JS adds rules through the
-// CSSOM, which no observer sees). A running animation or transition means no mark at all. Listeners are
-// removed at the first such event, so a busy page pays for one event per look.
+// CSSOM, which no observer sees). A running animation or transition means no mark at all.
+// Listeners are removed at the first such event, so a busy page pays for one event per look.
 (() => {
   const L = (globalThis.__shotbridge = globalThis.__shotbridge || {});
 
