@@ -489,6 +489,12 @@ async def bench_page(
     stamps = []
     if stages_log.exists():
         stamps = [json.loads(line) for line in stages_log.read_text().splitlines()]
+    if args.raw:  # every call's stamps and every series' spans, for a closer look
+        spans = {
+            s.name: list(zip(s.sent_at, s.got_at, s.times_ms, s.after, strict=True))
+            for s, _ in calls
+        }
+        (args.raw / f"{name}.json").write_text(json.dumps({"stamps": stamps, "spans": spans}))
     observed = [st for st in stamps if st.get("tool") == "observe"]
     stamps = of_series([st for st in stamps if st.get("tool") != "observe"], ours_shot)
     acted = of_series(observed, ours_acted)
@@ -1005,7 +1011,10 @@ def main() -> None:
     parser.add_argument(
         "--save-images", type=Path, help="folder for each page's annotated observe (JPEG + map)"
     )
+    parser.add_argument("--raw", type=Path, help="folder for each page's stamps and calls (JSON)")
     args = parser.parse_args()
+    if args.raw:
+        args.raw.mkdir(parents=True, exist_ok=True)
     if args.save_images:
         args.save_images.mkdir(parents=True, exist_ok=True)
     names = [n.strip() for n in args.pages.split(",") if n.strip()]

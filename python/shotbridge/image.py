@@ -208,11 +208,13 @@ def _text_rects(items: Iterable[Rect | Mapping[str, Any]]) -> list[tuple[float, 
     """Text rects as the core takes them. They only steer labels: a malformed one is dropped."""
     out: list[tuple[float, ...]] = []
     for item in _ITEMS.validate_python(items):
-        r = item.model_dump() if isinstance(item, Rect) else item
-        try:
-            t = tuple(float(r[k]) for k in ("x", "y", "width", "height"))
-        except (KeyError, TypeError, ValueError):
-            continue
+        if isinstance(item, Rect):  # the host's, hundreds per capture: read, not dumped
+            t: tuple[float, ...] = (item.x, item.y, item.width, item.height)
+        else:
+            try:
+                t = tuple(float(item[k]) for k in ("x", "y", "width", "height"))
+            except (KeyError, TypeError, ValueError):
+                continue
         if all(math.isfinite(v) for v in t) and t[2] > 0 and t[3] > 0:
             out.append(t)
         if len(out) >= MAX_TEXT_RECTS:

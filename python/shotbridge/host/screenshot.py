@@ -140,6 +140,8 @@ def _within(rect: Rect, size: Size) -> bool:
 
 def _inside(rects: list[Rect], origin: Point, size: Size) -> list[Rect]:
     """``rects`` (viewport CSS px) moved into an image at ``origin``, those that touch it."""
+    if origin.x == 0 and origin.y == 0:  # a viewport capture: nothing moves (hundreds of rects)
+        return [r for r in rects if _within(r, size)]
     return [r for rect in rects if _within(r := _shift(rect, origin), size)]
 
 
@@ -338,7 +340,7 @@ def _labels_in(page: _Page, part: CaptureTile | CaptureResult) -> tuple[list[Box
 
     origin, css_size = part.origin, part.css_size
     boxes = [
-        image.Box(label=a.label, **r.model_dump())
+        image.Box(label=a.label, x=r.x, y=r.y, width=r.width, height=r.height)
         for a in page.annotations
         if _within(r := _shift(a.bounds, origin), css_size)
     ]
