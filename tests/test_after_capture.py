@@ -1,12 +1,15 @@
 """The page read after a screenshot (host/after_capture.py) against a fake extension link: what
-it asks the page, and when a read that only the recorder wants is sent or dropped."""
+it asks the page, when it is sent (a quiet moment, or before a command that may change the page),
+when it is dropped, and which screenshots share it."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
-from shotbridge.host.after_capture import DEFER_S, ElementReads, command_arrived
+import pytest
+from shotbridge.host import after_capture
+from shotbridge.host.after_capture import DEFER_S, ElementReads, before_command
 
 
 class Link:
@@ -60,7 +63,7 @@ def test_a_recorder_read_waits_then_reads_when_nothing_came() -> None:
     async def go() -> None:
         link = Link()
         task = ElementReads().of(link, 1, None)
-        command_arrived(link, "status")  # only reads: the page is as it was
+        await before_command(link, "status")  # only reads: the page is as it was
         await asyncio.sleep(DEFER_S / 2)
         assert link.asked == []
         assert await task is not None
@@ -71,10 +74,12 @@ def test_a_recorder_read_waits_then_reads_when_nothing_came() -> None:
 
 def test_a_recorder_read_is_dropped_when_a_command_may_change_the_page() -> None:
     async def go() -> None:
-        for cmd in ("screenshot", "interact", "navigate", "emulate"):
+        changes = [("interact", {}), ("navigate", {}), ("emulate", {})]
+        changes += [("screenshot", {k: v}) for k, v in (("url", "http://y/"), ("scroll", 300))]
+        for cmd, args in changes:
             link = Link()
             task = ElementReads().of(link, 1, None)
-            command_arrived(link, cmd)
+            await before_command(link, cmd, args)
             assert await task is None, cmd
             assert link.asked == [], cmd
 
@@ -98,7 +103,7 @@ def test_a_deferred_read_the_diff_then_needs_goes_at_once() -> None:
         link, reads = Link(), ElementReads()
         task = reads.of(link, 1, None)
         assert reads.of(link, 1, None, now=True) is task
-        command_arrived(link, "interact")  # the diff asked first: it gets its names
+        await before_command(link, "interact")  # the diff asked first: it gets its names
         assert await asyncio.wait_for(task, DEFER_S / 2) is not None
 
     asyncio.run(go())
@@ -110,11 +115,90 @@ def test_a_link_that_cannot_be_tracked_gets_its_reads_at_once() -> None:
 
     async def go() -> None:
         link = Unhashable()
-        command_arrived(link, "interact")  # nothing to note it on: no read may wait
+        await before_command(link, "interact")  # nothing to note it on: no read may wait
         task = ElementReads().of(link, 1, None)
         await asyncio.sleep(0)
         await asyncio.sleep(0)
         assert [c for c, _ in link.asked] == ["discover"]
         assert await task is not None
+
+    asyncio.run(go())
+
+
+def test_a_kept_read_goes_before_a_command_that_may_change_the_page() -> None:
+    async def go() -> None:
+        link, reads = Link(), ElementReads()
+        task = reads.of(link, 1, None, keep=True)
+        await asyncio.sleep(0)
+        assert link.asked == []  # waiting for a quiet moment
+        await before_command(link, "interact", {"action": "click"})
+        assert task.done() and await task is not None  # the click waited for it
+        assert [c for c, _ in link.asked] == ["discover"]
+
+    asyncio.run(go())
+
+
+def test_a_read_waits_while_calls_keep_coming() -> None:
+    async def go() -> None:
+        link, reads = Link(), ElementReads()
+        task = reads.of(link, 1, None, keep=True)
+        for _ in range(4):  # a client's back-to-back calls that leave the page as it is
+            await asyncio.sleep(DEFER_S * 0.6)
+            await before_command(link, "screenshot", {"annotate": True})
+            assert link.asked == []
+        assert await task is not None
+        assert len(link.asked) == 1
+
+    asyncio.run(go())
+
+
+def test_back_to_back_screenshots_share_one_read() -> None:
+    async def go() -> None:
+        link, reads = Link(), ElementReads()
+        first = reads.of(link, 1, 7, keep=True)
+        await before_command(link, "screenshot", {})
+        assert reads.of(link, 2, 7, keep=True) is first
+        assert reads.of(link, 3, 8, keep=True) is not first  # another tab: a read of its own
+        await asyncio.gather(first, reads.of(link, 3, 8))
+        await before_command(link, "interact", {"action": "click"})
+        fresh = reads.of(link, 4, 7, now=True)  # after a click: the page may have changed
+        assert fresh is not first
+        await fresh
+        assert [a["tab_id"] for _, a in link.asked] == [7, 8, 7]
+
+    asyncio.run(go())
+
+
+def test_a_kept_read_is_dropped_when_the_page_changes_by_itself() -> None:
+    async def go() -> None:
+        link = Link()
+        task = ElementReads().of(link, 1, None, keep=True)
+        link.event("nav")  # the user's own navigation: the image's page is gone
+        assert await task is None
+        assert link.asked == []
+
+    asyncio.run(go())
+
+
+def test_a_client_that_never_pauses_still_gets_its_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(after_capture, "MAX_WAIT_S", DEFER_S * 2)
+
+    async def go() -> None:
+        link = Link()
+        task = ElementReads().of(link, 1, None, keep=True)
+        while not task.done():
+            await before_command(link, "status")
+            await asyncio.sleep(DEFER_S / 4)
+        assert await task is not None
+
+    asyncio.run(go())
+
+
+def test_a_diff_that_needs_names_hurries_the_read() -> None:
+    async def go() -> None:
+        link, reads = Link(), ElementReads()
+        task = reads.of(link, 5, None, keep=True)
+        reads.hurry(5)
+        assert await asyncio.wait_for(task, DEFER_S / 2) is not None
 
     asyncio.run(go())

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from shotbridge.host import autoshot, recording
+from shotbridge.host import after_capture, autoshot, recording
 from shotbridge.host.autoshot import Batch
 from shotbridge.host.extension_link import ExtensionLink
 from shotbridge.host.recording import Recorder
@@ -238,7 +238,7 @@ def test_observations_after_navigation(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_one_discover_after_a_screenshot_feeds_the_observation_and_the_diff() -> None:
-    """The page does the post-capture read once: the next capture waits behind it."""
+    """The page does the post-capture read once, at the first quiet moment."""
 
     async def main() -> None:
         link = Link()
@@ -247,7 +247,7 @@ def test_one_discover_after_a_screenshot_feeds_the_observation_and_the_diff() ->
         result = shot_result(5, tab_id=3)
         s.screenshot_taken(result, Cause())  # what screenshot.take tells the session
         await s.compare(result, DiffArgs(remember=True), annotated=False, previous_id=None)
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(after_capture.DEFER_S * 1.5)
         obs = [e for e in rec.timeline.entries if e.type == "observation"]
         assert len(obs) == 1 and obs[0].screenshot_id == 5  # type: ignore[union-attr]
         assert [c for c, _ in link.calls] == ["discover"]

@@ -1,16 +1,20 @@
-"""One read of the page's visible elements right after a screenshot, shared by all who need it.
+"""One read of the page's visible elements after a screenshot, shared by all who need it.
 
 The diff memory (to name what changed) and the recorder's observations (the texts that
 ``mask_dynamic`` compares) both want the elements as they were when the image was taken. Each
-read is a ``discover all_visible`` that runs in the page (25-50 ms on the bench's dense pages),
-and a capture asked for meanwhile waits for the page to finish it: asking twice would double
-that wait.
+read is a ``discover all_visible`` that runs in the page (5-15 ms even when the page answers from
+its last read, 25-50 ms when it reads afresh on the bench's dense pages), and a call that arrives
+meanwhile shares the page's main thread and the machine with it: a client's next call right after
+a capture took 5-15 ms longer on the bench's grid and frames pages.
 
-A read the diff memory needs starts at once. One that only the recorder wants waits a moment
-first (``DEFER_S``, 0.1 s): a client that asks for its next image straight away (an annotated
-observe, then a capture) gets it without waiting behind the read. Whatever reaches the host in
-that moment (that capture, or an action) may change the page, so the read is then dropped: the
-recorder goes without one observation rather than note texts of another page than the image's.
+So a read waits for a quiet moment: :data:`DEFER_S` with no command for this browser. A command
+that may change the page does not wait for it, except for the reads the diff memory keeps
+(``keep``): those go first, and the command waits for them (to name what a later diff finds, the
+elements must be as the image showed them). Reads only the recorder wants are dropped instead:
+the recorder goes without one observation rather than note texts of another page than the
+image's. Screenshots taken in between, with no command that may change the page, share one read.
+A diff that found changed regions asks for its names at once (``now``). A page that changes by
+itself (the user's click, a navigation) drops every read not yet sent.
 """
 
 from __future__ import annotations
@@ -30,14 +34,18 @@ log = logging.getLogger(__name__)
 MAX_ELEMENTS = 100
 KEEP = 8  # reads remembered by screenshot id: a diff looks back at most a few images
 TIMEOUT_S = 5.0
-# How long a recorder-only read waits for the client's next call: the bench's clients send it
-# 5-15 ms after our reply on a quiet machine, 20-60 ms on a loaded one; the recorder is in no hurry.
-DEFER_S = 0.1
+# The quiet moment a read waits for. A model's next turn takes seconds; a script's (or the bench's)
+# back-to-back calls come 5-200 ms apart, and a read sent between two of them holds up the second.
+DEFER_S = 0.3
+# A client that never pauses (polling status, say) still gets its reads after this long.
+MAX_WAIT_S = 2.0
 # Bus commands that leave the page as it is (the rest may change it).
 READ_ONLY = frozenset(
     {"status", "hello", "subscribe", "events", "discover", "page_info", "list_tabs", "serve_page"}
     | {"timeline", "screenshots", "screenshot_get", "record_config"}
 )
+# A screenshot with any of these may move the page (it navigates, scrolls, or lays it out anew).
+SCREENSHOT_MOVES = ("url", "scroll", "full_page", "selector")
 
 # The extension's discover reply as it came: the recorder's observation reads what it can of it,
 # the diff memory validates it (wire.extension.DiscoverResult) and does without names if it fails.
@@ -53,10 +61,14 @@ class Link(Protocol):
 
 
 class _Activity:
-    """What reached one extension link: a count that moves whenever the page may have changed."""
+    """What reached one extension link: ``count`` moves whenever the page may have changed,
+    ``last`` is when the latest command came (loop time), ``kept`` the reads that must go before
+    the page changes."""
 
     def __init__(self) -> None:
         self.count = 0
+        self.last = 0.0
+        self.kept: set[_Read] = set()
 
 
 _activity: weakref.WeakKeyDictionary[Any, _Activity] = weakref.WeakKeyDictionary()
@@ -87,12 +99,26 @@ def _on_event(activity: weakref.ref[_Activity], event: dict[str, Any]) -> None:
         found.count += 1
 
 
-def command_arrived(link: Any, cmd: str) -> None:
-    """A bus command for ``link``'s browser: deferred reads not yet sent are dropped, unless it
-    only reads."""
+def changes_page(cmd: str, args: dict[str, Any] | None = None) -> bool:
+    """Whether bus command ``cmd`` may change the page (a plain screenshot does not)."""
+    if cmd == "screenshot":
+        return any((args or {}).get(k) for k in SCREENSHOT_MOVES)
+    return cmd not in READ_ONLY
+
+
+async def before_command(link: Any, cmd: str, args: dict[str, Any] | None = None) -> None:
+    """A bus command for ``link``'s browser is about to run. If it may change the page, the
+    diff memory's reads not yet sent go first (it waits for them); the others are dropped."""
     activity = _of(link)
-    if activity is not None and cmd not in READ_ONLY:
-        activity.count += 1
+    if activity is None:
+        return
+    activity.last = asyncio.get_running_loop().time()
+    if not changes_page(cmd, args):
+        return
+    kept = [read.hurry() for read in list(activity.kept)]
+    if kept:
+        await asyncio.wait(kept, timeout=TIMEOUT_S)
+    activity.count += 1
 
 
 class ElementReads:
@@ -102,44 +128,99 @@ class ElementReads:
         self._reads: OrderedDict[int, _Read] = OrderedDict()
 
     def of(
-        self, link: Link, shot_id: int, tab_id: int | None, *, now: bool = False
+        self,
+        link: Link,
+        shot_id: int,
+        tab_id: int | None,
+        *,
+        now: bool = False,
+        keep: bool = False,
     ) -> asyncio.Task[Found | None]:
         """The read after screenshot ``shot_id``: started by the first caller, shared after.
 
-        ``now``: the caller needs it (a diff naming what changed): no deferral, and a deferred
-        read not yet sent goes at once.
+        ``now``: the caller needs it (a diff naming what changed): it goes at once. ``keep``:
+        it must not be dropped when a command may change the page (it goes before it).
         """
         read = self._reads.get(shot_id)
         if read is None:
-            read = _Read(link, tab_id, deferred=not now)
+            read = self._unsent(tab_id) or _Read(link, tab_id)
             self._reads[shot_id] = read
             while len(self._reads) > KEEP:
                 self._reads.popitem(last=False)
-        elif now:
-            read.go.set()
+        if keep:
+            read.keep()
+        if now:
+            read.hurry()
         return read.task
+
+    def hurry(self, shot_id: int) -> None:
+        """The read after ``shot_id`` is needed now (if it is still waiting)."""
+        read = self._reads.get(shot_id)
+        if read is not None:
+            read.hurry()
+
+    def _unsent(self, tab_id: int | None) -> _Read | None:
+        """The latest read, if it can stand for a new screenshot's too: not sent yet, same tab,
+        and nothing that may change the page since."""
+        latest = next(reversed(self._reads.values()), None)
+        ok = latest is not None and latest.waiting() and latest.tab_id == tab_id
+        return latest if ok else None
 
 
 class _Read:
-    """One read: at once, or after ``DEFER_S`` unless the page may have changed meanwhile."""
+    """One read: once the browser is quiet (:data:`DEFER_S`), or at once when hurried."""
 
-    def __init__(self, link: Link, tab_id: int | None, *, deferred: bool) -> None:
+    def __init__(self, link: Link, tab_id: int | None) -> None:
+        self.tab_id = tab_id
         self.go = asyncio.Event()
+        self.sent = False
+        self.kept = False
         self.activity = _of(link)
-        if not deferred or self.activity is None:
+        if self.activity is None:
             self.go.set()
         self.seen = self.activity.count if self.activity is not None else 0
-        self.task = asyncio.get_running_loop().create_task(self._run(link, tab_id))
+        loop = asyncio.get_running_loop()
+        self.since = loop.time()
+        self.task = loop.create_task(self._run(link, tab_id))
+
+    def waiting(self) -> bool:
+        """Not sent, and the page has not (as far as we know) changed since it was asked for."""
+        moved = self.activity is not None and self.activity.count != self.seen
+        return not self.sent and not self.go.is_set() and not moved
+
+    def keep(self) -> None:
+        if self.activity is not None and not self.sent:
+            self.kept = True
+            self.activity.kept.add(self)
+
+    def hurry(self) -> asyncio.Task[Found | None]:
+        self.go.set()
+        return self.task
 
     async def _run(self, link: Link, tab_id: int | None) -> Found | None:
-        if not self.go.is_set():
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.go.wait(), DEFER_S)
+        try:
+            await self._quiet()
             moved = self.activity is not None and self.activity.count != self.seen
             if moved and not self.go.is_set():
                 log.debug("read after a screenshot dropped: the page may have changed")
                 return None
+            self.sent = True
+        finally:
+            if self.activity is not None:
+                self.activity.kept.discard(self)
         return await _discover(link, tab_id)
+
+    async def _quiet(self) -> None:
+        """Until hurried, or no command came for DEFER_S, or the page may have changed (bounded
+        by MAX_WAIT_S)."""
+        activity, loop = self.activity, asyncio.get_running_loop()
+        deadline = self.since + MAX_WAIT_S
+        while activity is not None and not self.go.is_set() and activity.count == self.seen:
+            until = min(max(self.since, activity.last) + DEFER_S, deadline)
+            if loop.time() >= until:
+                return
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.go.wait(), until - loop.time())
 
 
 async def _discover(link: Link, tab_id: int | None) -> Found | None:

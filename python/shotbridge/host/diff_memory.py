@@ -148,13 +148,14 @@ class DiffMemory:
         annotated: bool,
         previous_id: int | None,
         read: Callable[[], Awaitable[dict[str, Any] | None]],
+        hurry: Callable[[int], None] = lambda shot_id: None,
     ) -> DiffReport | None:
         """Remember ``result`` and, when asked, compare it: sets ``result.diff`` (and notes).
 
         ``previous_id``: the latest image the session was shown before this capture.
-        ``read``: starts (or joins) the page's read after this capture; only a diff that found
-        changed regions waits for it (to name what changed), so the reply does not wait for the
-        page otherwise.
+        ``read``: starts (or joins) the page's read after this capture, which waits for a quiet
+        moment; only a diff that found changed regions waits for it (``hurry`` sends it, and an
+        earlier image's, at once), so the reply does not wait for the page otherwise.
         """
         if result.screenshot_id is None or result.tiles:
             if args.compare_to is not None:
@@ -180,6 +181,8 @@ class DiffMemory:
         if found is None:
             found = await asyncio.to_thread(changed_pixels, before, now, args)
         if found.regions:  # the names of what changed, in both images
+            hurry(before.shot_id)
+            hurry(now.shot_id)
             await asyncio.gather(self.ready(before.shot_id), self.ready(now.shot_id))
         result.diff = report(before, now, found)
         return result.diff

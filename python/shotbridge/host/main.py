@@ -220,6 +220,7 @@ class Host:
                 )
             )
             return
+        await self.sessions.before(req.cmd, req.args)
         with self.sessions.acting(conn, req.cmd, req.args):  # whose action the page answers
             reply = await self._dispatch(conn, req)
         await conn.send(reply)

@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from shotbridge.host.after_capture import ElementReads, command_arrived
+from shotbridge.host.after_capture import ElementReads, before_command
 from shotbridge.host.recording import Recorder, RecorderCommand
 from shotbridge.host.shots import ShotRegistry
 from shotbridge.wire.diff import DiffArgs
@@ -102,7 +102,8 @@ class Session:
             args,
             annotated=annotated,
             previous_id=previous_id,
-            read=lambda: self.element_reads.of(self.link, shot_id, tab_id, now=True),
+            read=lambda: self.element_reads.of(self.link, shot_id, tab_id, keep=True),
+            hurry=self.element_reads.hurry,
         )
         if (
             report
@@ -165,10 +166,14 @@ class Sessions:
 
     # ---- attribution ------------------------------------------------------------------------
 
+    async def before(self, cmd: str, args: dict[str, Any]) -> None:
+        """A command is about to run: page reads deferred till now go first, or are dropped, if
+        it may change the page (host/after_capture.py)."""
+        await before_command(self.link, cmd, args)
+
     @contextlib.contextmanager
     def acting(self, conn: Any, cmd: str, args: dict[str, Any]) -> Iterator[None]:
         """Mark the caller's session as the author of what the page does while ``cmd`` runs."""
-        command_arrived(self.link, cmd)  # a page read deferred till now would be too late
         acts = cmd in ACTING_COMMANDS or (cmd == "screenshot" and bool(args.get("url")))
         if not acts:
             yield
