@@ -2,7 +2,7 @@
 stdio: shotbridge vs Playwright MCP vs Chrome DevTools MCP.
 
     python bench/bench_mcp.py [--pages dashboard,grid] [--runs 30] [--warmup 2]
-                              [--out bench/results-mcp.md]
+                              [--out bench/results-mcp.md] [--raw DIR]
 
 The corpus is bench/pages/ (its README.md says what each page is; `npm ci` there first), served
 from 127.0.0.1 by this script on two ports, the second being the other origin of the frames page.
