@@ -202,3 +202,26 @@ def test_a_diff_that_needs_names_hurries_the_read() -> None:
         assert await asyncio.wait_for(task, DEFER_S / 2) is not None
 
     asyncio.run(go())
+
+
+def test_a_page_that_never_answers_holds_a_command_up_only_briefly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(after_capture, "FLUSH_S", 0.05)
+
+    class Stuck(Link):
+        async def request(
+            self, cmd: str, args: dict[str, Any] | None = None, timeout: float = 15.0
+        ) -> dict[str, Any]:
+            self.asked.append((cmd, args or {}))
+            await asyncio.sleep(timeout)  # a page whose main thread never comes back
+            return {}
+
+    async def go() -> None:
+        link = Stuck()
+        task = ElementReads().of(link, 1, None, keep=True)
+        await asyncio.wait_for(before_command(link, "interact", {"action": "click"}), 0.5)
+        assert [c for c, _ in link.asked] == ["discover"]  # sent first, not waited out
+        task.cancel()
+
+    asyncio.run(go())

@@ -2,19 +2,19 @@
 
 The diff memory (to name what changed) and the recorder's observations (the texts that
 ``mask_dynamic`` compares) both want the elements as they were when the image was taken. Each
-read is a ``discover all_visible`` that runs in the page (5-15 ms even when the page answers from
-its last read, 25-50 ms when it reads afresh on the bench's dense pages), and a call that arrives
-meanwhile shares the page's main thread and the machine with it: a client's next call right after
-a capture took 5-15 ms longer on the bench's grid and frames pages.
+read is a ``discover all_visible`` that runs in the page (7-13 ms from the host even when the page
+answers from its last read, 25-50 ms when it reads afresh on the bench's dense pages), and a call
+that arrives meanwhile shares the page's main thread and the machine with it: a client's next call
+right after a capture took about 10 ms longer on the bench's grid and frames pages.
 
 So a read waits for a quiet moment: :data:`DEFER_S` with no command for this browser. A command
 that may change the page does not wait for it, except for the reads the diff memory keeps
-(``keep``): those go first, and the command waits for them (to name what a later diff finds, the
-elements must be as the image showed them). Reads only the recorder wants are dropped instead:
-the recorder goes without one observation rather than note texts of another page than the
-image's. Screenshots taken in between, with no command that may change the page, share one read.
-A diff that found changed regions asks for its names at once (``now``). A page that changes by
-itself (the user's click, a navigation) drops every read not yet sent.
+(``keep``): those go first, and the command waits for them, at most :data:`FLUSH_S` (to name what
+a later diff finds, the elements must be as the image showed them). Reads only the recorder wants
+are dropped instead: the recorder goes without one observation rather than note texts of another
+page than the image's. Screenshots taken in between, with no command that may change the page,
+share one read. A diff that found changed regions asks for its names at once (``now``). A page
+that changes by itself (the user's click, a navigation) drops every read not yet sent.
 """
 
 from __future__ import annotations
@@ -39,6 +39,10 @@ TIMEOUT_S = 5.0
 DEFER_S = 0.3
 # A client that never pauses (polling status, say) still gets its reads after this long.
 MAX_WAIT_S = 2.0
+# How long a command that may change the page waits for the reads sent before it: a page whose
+# main thread is stuck (a busy loop, an alert) answers no read, and must not hold up the command
+# that would unstick it.
+FLUSH_S = 1.0
 # Bus commands that leave the page as it is (the rest may change it).
 READ_ONLY = frozenset(
     {"status", "hello", "subscribe", "events", "discover", "page_info", "list_tabs", "serve_page"}
@@ -117,7 +121,7 @@ async def before_command(link: Any, cmd: str, args: dict[str, Any] | None = None
         return
     kept = [read.hurry() for read in list(activity.kept)]
     if kept:
-        await asyncio.wait(kept, timeout=TIMEOUT_S)
+        await asyncio.wait(kept, timeout=FLUSH_S)
     activity.count += 1
 
 
