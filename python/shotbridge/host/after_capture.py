@@ -178,7 +178,6 @@ class _Read:
         self.tab_id = tab_id
         self.go = asyncio.Event()
         self.sent = False
-        self.kept = False
         self.activity = _of(link)
         if self.activity is None:
             self.go.set()
@@ -187,14 +186,16 @@ class _Read:
         self.since = loop.time()
         self.task = loop.create_task(self._run(link, tab_id))
 
+    def moved(self) -> bool:
+        """The page may have changed since the read was asked for."""
+        return self.activity is not None and self.activity.count != self.seen
+
     def waiting(self) -> bool:
-        """Not sent, and the page has not (as far as we know) changed since it was asked for."""
-        moved = self.activity is not None and self.activity.count != self.seen
-        return not self.sent and not self.go.is_set() and not moved
+        """Not sent, not hurried, and the page has not (as far as we know) changed since."""
+        return not self.sent and not self.go.is_set() and not self.moved()
 
     def keep(self) -> None:
         if self.activity is not None and not self.sent:
-            self.kept = True
             self.activity.kept.add(self)
 
     def hurry(self) -> asyncio.Task[Found | None]:
@@ -204,8 +205,7 @@ class _Read:
     async def _run(self, link: Link, tab_id: int | None) -> Found | None:
         try:
             await self._quiet()
-            moved = self.activity is not None and self.activity.count != self.seen
-            if moved and not self.go.is_set():
+            if self.moved() and not self.go.is_set():
                 log.debug("read after a screenshot dropped: the page may have changed")
                 return None
             self.sent = True
@@ -219,7 +219,7 @@ class _Read:
         by MAX_WAIT_S)."""
         activity, loop = self.activity, asyncio.get_running_loop()
         deadline = self.since + MAX_WAIT_S
-        while activity is not None and not self.go.is_set() and activity.count == self.seen:
+        while activity is not None and not self.go.is_set() and not self.moved():
             until = min(max(self.since, activity.last) + DEFER_S, deadline)
             if loop.time() >= until:
                 return

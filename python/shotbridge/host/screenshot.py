@@ -114,6 +114,8 @@ class _Shrunk:
 
 
 def _shift(rect: Rect, origin: Point) -> Rect:
+    if origin.x == 0 and origin.y == 0:  # a viewport capture: hundreds of rects, none moves
+        return rect
     return Rect(x=rect.x - origin.x, y=rect.y - origin.y, width=rect.width, height=rect.height)
 
 
@@ -140,8 +142,6 @@ def _within(rect: Rect, size: Size) -> bool:
 
 def _inside(rects: list[Rect], origin: Point, size: Size) -> list[Rect]:
     """``rects`` (viewport CSS px) moved into an image at ``origin``, those that touch it."""
-    if origin.x == 0 and origin.y == 0:  # a viewport capture: nothing moves (hundreds of rects)
-        return [r for r in rects if _within(r, size)]
     return [r for rect in rects if _within(r := _shift(rect, origin), size)]
 
 
