@@ -263,3 +263,38 @@ def test_mcp_observe_passes_annotation_fields_through(mcp: McpSession, pages_url
     (text,) = [b.text for b in r.content if b.type == "text"]
     paid = next(e for e in json.loads(text)["elements"] if e["name"] == "Paid")
     assert paid["frame"] == ["#pay"] and paid["shadow_selector"] == "#pay >>> #paybtn"
+
+
+def test_an_unchanged_page_says_same_and_a_changed_frame_sends_itself(
+    fbrowser: HeadlessBrowser, pages_url: str
+) -> None:
+    """A caller that holds an answer names its token (``known``): a page that has not changed
+    answers ``same``; when one frame changes, the answer is whole again, the frames that did not
+    change filled in by the extension's worker, equal to a read that named nothing."""
+    ask = {"target": "interactive", "max": 100, "text_rects": True}
+
+    async def steps(client: BusClient) -> None:
+        first = await _shot(client, f"{pages_url}/annot/nested.html")
+        again = await _shot(client)
+        assert again["timings"]["labels_same"] == 1
+        assert again["annotations"] == first["annotations"]
+
+        read = await client.request("discover", ask, timeout=10)
+        token = read["token"]
+        assert token.count(",") == 3, token  # the top page and its three frames
+        same = await client.request("discover", {**ask, "known": token}, timeout=10)
+        assert same == {"same": token, "reused": True}
+        other = await client.request("discover", {**ask, "known": "x.1"}, timeout=10)
+        assert other["token"] == token and other["elements"] == read["elements"]
+
+        bold = next(e for e in read["elements"] if e["name"] == "Bold")
+        assert not bold["state"].get("pressed")
+        await client.request("interact", {"action": "click", "selector": bold["shadow_selector"]})
+        changed = await client.request("discover", {**ask, "known": token}, timeout=10)
+        assert "same" not in changed and changed["token"] != token
+        assert len(set(changed["token"].split(",")) & set(token.split(","))) == 3  # one changed
+        whole = await client.request("discover", ask, timeout=10)
+        assert whole["token"] == changed["token"] and whole["elements"] == changed["elements"]
+        assert next(e for e in changed["elements"] if e["name"] == "Bold")["state"]["pressed"]
+
+    _run(fbrowser, steps)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import Field
 
+from shotbridge.host import label_memory
 from shotbridge.host.early_pixels import EarlyPixels
 from shotbridge.host.extension_link import Partial
 from shotbridge.host.shots import ShotRegistry
@@ -292,12 +293,29 @@ def _labels_beside(
     """The labels, asked for beside the capture (None without labels)."""
     if not args.annotate:
         return None
-    found_args = _discover_args(args, beside_capture=True)
-    asking = link.request("discover", found_args, timeout=args.timeout_ms / 1000)
-    job = asyncio.create_task(_found(_stamped(asking, timings, "labels_got_at")))
+    job = asyncio.create_task(_remembered(link, args, timings))
     # Its error is the caller's only when the capture got that far (awaited there).
     job.add_done_callback(lambda t: t.cancelled() or t.exception())
     return job
+
+
+async def _remembered(link: Link, args: ScreenshotArgs, timings: Timings) -> DiscoverResult:
+    """The labels, from the answer the host holds when the page says nothing changed."""
+    memory = label_memory.memory_of(link)
+    found_args = _discover_args(args, beside_capture=True)
+    asked, held = memory.ask(found_args)
+    timeout = args.timeout_ms / 1000
+    stamp = "labels_got_at"
+    raw = await _stamped(link.request("discover", asked, timeout=timeout), timings, stamp)
+    found = memory.answer(found_args, raw, held)
+    timings["labels_same"] = int("same" in raw)  # (bench stages)
+    if found is None:  # the worker forgot an answer the page still names: ask for it whole
+        again = {**found_args, "after_frame": False}  # the capture is past its frame by now
+        raw = await _stamped(link.request("discover", again, timeout=timeout), timings, stamp)
+        found = memory.answer(found_args, raw, None)
+    if found is None:
+        raise CommandError(ErrorCode.INTERNAL, "discover said 'same' when asked for no answer")
+    return found
 
 
 async def _found(job: Awaitable[dict[str, Any]]) -> DiscoverResult:

@@ -306,6 +306,9 @@ class DiscoverArgs(TabArgs):
     # Read the page once a capture asked for at the same time has its pixels (its probe after
     # them): the capture gets the page's main thread first, which Chrome's capture waits for.
     after_frame: bool = Field(False, json_schema_extra=TRUTHY)
+    # The token of the answer the caller holds (DiscoverResult.token): when the page would send
+    # that answer again, it sends ``{"same": known, "reused": ...}`` instead (host/label_memory.py).
+    known: str | None = None
 
 
 class DiscoverResult(Model):
@@ -328,6 +331,8 @@ class DiscoverResult(Model):
     text_rects: list[Rect] = Field(default_factory=list)
     # Every frame answered from its last read (the page had not changed since): page/unchanged.js.
     reused: bool = False
+    # Names this answer (its frames' answers) for a later ``known`` (page/sent.js).
+    token: str = ""
 
 
 class PageInfoArgs(TabArgs):

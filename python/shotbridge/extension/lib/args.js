@@ -122,6 +122,7 @@ export const COMMAND_ARGS = {
       text_rects: truthy('text_rects is read as true or false'),
       covered: { ...truthy('covered is read as true or false'), default: true },
       after_frame: truthy('after_frame is read as true or false'),
+      known: { type: 'string', nullable: true, default: null, message: 'known must be a string' },
     },
     check(a) {
       if (a.target === 'custom' && !nonBlank(a.selector)) throw bad('target "custom" needs a selector');

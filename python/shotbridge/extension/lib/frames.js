@@ -187,14 +187,71 @@ export async function inFocusedFrame(tabId, name) {
 }
 
 /**
+ * @typedef {{target: string, selector: string | null, max: number, include_offscreen: boolean,
+ *   text_rects?: boolean, covered?: boolean, after_frame?: boolean, known?: string | null}} DiscoverAllArgs
+ */
+
+/**
+ * The frame answers kept for discover calls that name what they hold (`known`): by tab and
+ * question, each frame's last answer by token. A worker that restarted holds none, and asks again.
+ * @type {Map<string, Map<string, any>>}
+ */
+const heldAnswers = new Map();
+const HELD_TABS = 16;
+
+/**
  * discover in every frame, joined: one list in reading order over the top page, with each
  * frame's elements offset into top-page px, clipped to the visible part of their iframes, and
  * named by `frame` (the iframe selectors from the top), a ">>>" path and a frameLocator chain.
+ * With `known` (the token of the answer the host holds), an unchanged page answers
+ * `{same: known, reused}`; every other answer carries its `token`.
  * @param {number} tabId
- * @param {{target: string, selector: string | null, max: number, include_offscreen: boolean, text_rects?: boolean}} args
+ * @param {DiscoverAllArgs} args
  */
 export async function discoverAll(tabId, args) {
-  const answers = await callPageAll(tabId, 'discover', { ...args, frames: true }, { allFrames: true });
+  const answers = await answersOf(tabId, args);
+  if (!Array.isArray(answers)) return answers; // nothing changed since the answer the host holds
+  const token = answers.map((a) => a.value?.token).filter(Boolean).sort().join(',');
+  const joined = joinAnswers(answers, args);
+  return joined.error ? joined : { ...joined, token };
+}
+
+/**
+ * Every frame's answer, or `{same, reused}` when each is one the host holds (page/sent.js).
+ * @param {number} tabId
+ * @param {DiscoverAllArgs} args
+ * @returns {Promise<import('./page.js').FrameValue[] | {same: string, reused: boolean}>}
+ */
+async function answersOf(tabId, args) {
+  const known = args.known ? args.known.split(',') : [];
+  const ask = (/** @type {string[] | undefined} */ k) => callPageAll(tabId, 'discover', { ...args, known: k, frames: true }, { allFrames: true });
+  if (args.known === null || args.known === undefined) return ask(undefined);
+  const key = JSON.stringify([tabId, args.target, args.selector, args.max, args.include_offscreen, args.text_rects, args.covered]);
+  const answers = await ask(known);
+  const said = answers.map((a) => a.value?.same);
+  if (said.every(Boolean) && said.sort().join(',') === known.slice().sort().join(',')) {
+    return { same: args.known, reused: answers.every((a) => a.value.reused === true) };
+  }
+  // Some frames changed: the others' answers come from what this worker kept of them.
+  const held = heldAnswers.get(key);
+  const full = answers.map((a) => {
+    if (!a.value?.same) return a;
+    const value = held?.get(a.value.same);
+    return value && { ...a, value: { ...value, reused: a.value.reused } };
+  });
+  const out = full.every(Boolean) ? /** @type {import('./page.js').FrameValue[]} */ (full) : await ask(undefined);
+  heldAnswers.delete(key);
+  heldAnswers.set(key, new Map(out.filter((a) => a.value?.token).map((a) => [a.value.token, a.value])));
+  if (heldAnswers.size > HELD_TABS) heldAnswers.delete(heldAnswers.keys().next().value);
+  return out;
+}
+
+/**
+ * The frames' answers joined into one list (see discoverAll).
+ * @param {import('./page.js').FrameValue[]} answers
+ * @param {DiscoverAllArgs} args
+ */
+function joinAnswers(answers, args) {
   const topAnswer = answers.find((f) => f.frameId === 0);
   if (!topAnswer) throw new ShotError(Code.INTERNAL, 'page script returned nothing');
   if (topAnswer.error) throw new ShotError(Code.INTERNAL, topAnswer.error);

@@ -21,6 +21,7 @@ export async function discover(ctx) {
     text_rects: a.text_rects, // line boxes of visible text, for badge placement
     covered: a.covered,
     after_frame: a.after_frame,
+    known: a.known, // the token of the answer the host holds: an unchanged page says `same`
   });
   if (out.error) throw new ShotError(out.error.code, out.error.message);
   return out;

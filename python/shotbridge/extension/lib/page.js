@@ -12,6 +12,7 @@ const PAGE_FILES = [
   'page/lib.js',
   'page/memo.js',
   'page/unchanged.js',
+  'page/sent.js',
   'page/secrets.js',
   'page/reading-order.js',
   'page/a11y.js',

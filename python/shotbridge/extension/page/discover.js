@@ -438,7 +438,9 @@
    * iframes are (`child_frames`), so lib/frames.js can join every frame's elements into one list.
    * With `text_rects`, it also lists the line boxes of the visible text (for badge placement).
    * With `after_frame`, it waits for a concurrent capture's frame first (see afterCapture).
-   * @param {{target?: string, selector?: string | null, max?: number, include_offscreen?: boolean, frames?: boolean, text_rects?: boolean, covered?: boolean, after_frame?: boolean}} args
+   * With `known` (tokens of answers the caller holds), an answer equal to one of them is
+   * `{same: token}` (page/sent.js).
+   * @param {{target?: string, selector?: string | null, max?: number, include_offscreen?: boolean, frames?: boolean, text_rects?: boolean, covered?: boolean, after_frame?: boolean, known?: string[]}} args
    */
   L.discover = (args) => (args.after_frame ? afterCapture().then(() => discoverBeside(args)) : discoverNow(args));
 
@@ -530,7 +532,7 @@
 
   /**
    * @typedef {{args: DiscoverArgs, target: string, roots: (Document | ShadowRoot)[]}} Ask
-   * @typedef {{target?: string, selector?: string | null, max?: number, include_offscreen?: boolean, frames?: boolean, text_rects?: boolean, covered?: boolean}} DiscoverArgs
+   * @typedef {{target?: string, selector?: string | null, max?: number, include_offscreen?: boolean, frames?: boolean, text_rects?: boolean, covered?: boolean, known?: string[]}} DiscoverArgs
    * @typedef {{ordered: {k: Seen, bounds: object}[], hidden: Hidden[], texts: object[] | null, info: Record<string, any>, placed: [Element, DOMRect][], described: Record<string, any>[]}} Geometry
    *   `described`: what the host learns of the first ones in `ordered`, filled as they are asked for
    */
@@ -552,7 +554,7 @@
       const known = described[i];
       return known ? { ...known, state: L.states(k.el, k.role) } : (described[i] = describe(k, bounds, viewport));
     });
-    return {
+    const answer = {
       ...L.pageHeader(),
       headings: info.headings || [],
       forms: info.forms || 0,
@@ -568,8 +570,10 @@
       notes: crowding(elements.map((e) => e.bounds), max, ordered.length),
       ...(texts ? { text_rects: texts } : {}),
       ...(args.frames ? { frame_path: L.framePath(), child_frames: L.childFrames(roots) } : {}),
-      reused,
     };
+    const kind = JSON.stringify([target, args.selector ?? null, max, !!args.include_offscreen, args.covered !== false,
+      !!args.text_rects, !!args.frames]);
+    return { ...L.sameOrNew(kind, answer, args.known), reused };
   }
 
   /** @type {Map<string, {mark: string, read: Geometry}>} the last reads, by what they asked */

@@ -1,0 +1,77 @@
+"""The labels each page sent last, so an unchanged page answers with a token instead of its list.
+
+An annotated capture asks the page for its labels (``discover``) beside Chrome's capture. A page
+that has not changed since the last look would send the same 10-30 KB of JSON again, through the
+extension's worker and native messaging, and the host would validate it again, all while Chrome
+captures on the same two cores. Every answer carries a token (extension/page/sent.js); the host
+sends the token of the answer it holds (``known``), and a page that would answer the same says
+``same`` instead. Tokens are the page's own and unique per document, so a held answer is only
+ever reused for the answer it is.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+from shotbridge.wire.extension import DiscoverResult
+
+KEEP = 8  # questions remembered per link (tabs × kinds of read)
+
+
+@dataclass(frozen=True)
+class Held:
+    """One answer the host holds, and the token the extension named it by."""
+
+    token: str
+    result: DiscoverResult
+
+
+class LabelMemory:
+    """The last answer to each ``discover`` question, by its arguments (one extension link)."""
+
+    def __init__(self) -> None:
+        self._held: dict[str, Held] = {}
+
+    def ask(self, args: dict[str, Any]) -> tuple[dict[str, Any], Held | None]:
+        """``args`` naming the answer held for them (``known``), and that answer."""
+        held = self._held.get(_question(args))
+        return {**args, "known": held.token if held else ""}, held
+
+    def answer(
+        self, args: dict[str, Any], raw: dict[str, Any], held: Held | None
+    ) -> DiscoverResult | None:
+        """The reply to :meth:`ask`'s arguments as a result, kept for the next question; None
+        when it says ``same`` of an answer that is not ``held`` (then ask without ``known``)."""
+        same = raw.get("same")
+        if same is not None:
+            if held is None or same != held.token:
+                return None
+            return held.result.model_copy(update={"reused": bool(raw.get("reused"))})
+        result = DiscoverResult.model_validate(raw)
+        key = _question(args)
+        self._held.pop(key, None)
+        if result.token:
+            self._held[key] = Held(result.token, result)
+            if len(self._held) > KEEP:
+                del self._held[next(iter(self._held))]
+        return result
+
+
+def _question(args: dict[str, Any]) -> str:
+    """What decides an answer: every argument but the timeout, the timing and ``known``."""
+    asked = {k: v for k, v in args.items() if k not in ("timeout_ms", "after_frame", "known")}
+    return repr(sorted(asked.items()))
+
+
+_memories: weakref.WeakKeyDictionary[object, LabelMemory] = weakref.WeakKeyDictionary()
+
+
+def memory_of(link: object) -> LabelMemory:
+    """The memory of one extension link (a reconnected worker keeps the link, and its pages
+    their tokens; what the worker forgot it asks the pages for again)."""
+    memory = _memories.get(link)
+    if memory is None:
+        memory = _memories[link] = LabelMemory()
+    return memory
