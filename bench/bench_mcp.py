@@ -635,7 +635,7 @@ def stage_rows(stamps: list[dict[str, Any]], series: Series) -> dict[str, Any]:
     """p50 of each stage over the measured captures (stamps matched to calls in order)."""
     per: dict[str, list[float]] = {key: [] for _, key in STAGES + LABEL_STAGES}
     methods: list[str] = []
-    reused = 0
+    reused = same = 0
 
     def add(key: str, *values: Any) -> None:
         if all(isinstance(v, int | float) for v in values):
@@ -677,11 +677,13 @@ def stage_rows(stamps: list[dict[str, Any]], series: Series) -> dict[str, Any]:
         add("overhead_tool", g("mcp_return_at"), g("ext_image_at"))
         methods.append(method)
         reused += int(st.get("labels_reused", 0))
+        same += int(st.get("labels_same", 0))
     counts = ", ".join(f"{k} ×{n}" for k, n in sorted(Counter(methods).items()))
     return {key: statistics.median(v) if v else float("nan") for key, v in per.items()} | {
         "n": len(methods),
         "methods": counts or "—",
         "reused": reused,
+        "same": same,
     }
 
 
@@ -811,6 +813,11 @@ def stage_table(results: list[PageResult], observe: str = "") -> list[str]:
         lines.append(
             "| labels reused from the page's last read (calls) | "
             + " | ".join(f"{t['reused']} of {t['n']}" for t in tables)
+            + " |"
+        )
+        lines.append(
+            "| labels the host already held (the page answered `same`) (calls) | "
+            + " | ".join(f"{t['same']} of {t['n']}" for t in tables)
             + " |"
         )
     return [*lines, ""]
