@@ -38,9 +38,9 @@ def test_the_read_asks_for_names_without_hit_tests() -> None:
         link = Link()
         found = await ElementReads().of(link, 1, 7, now=True)
         assert found == {"url": "http://x/", "elements": []}
-        assert link.asked == [
-            ("discover", {"tab_id": 7, "target": "all_visible", "max": 100, "covered": False})
-        ]
+        # `known` names the answer the host holds (none yet): an unchanged page says `same`.
+        asked = {"tab_id": 7, "target": "all_visible", "max": 100, "covered": False, "known": ""}
+        assert link.asked == [("discover", asked)]
 
     asyncio.run(go())
 

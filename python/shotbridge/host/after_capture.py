@@ -27,6 +27,7 @@ import weakref
 from collections import OrderedDict
 from typing import Any, Protocol
 
+from shotbridge.host import label_memory
 from shotbridge.wire.extension import DiscoverArgs
 
 log = logging.getLogger(__name__)
@@ -231,10 +232,17 @@ async def _discover(link: Link, tab_id: int | None) -> Found | None:
     """The ``discover`` result now, or None when the page could not answer (the image stands)."""
     # Names and texts only: whether something covers an element is not asked.
     args = DiscoverArgs(tab_id=tab_id, target="all_visible", max=MAX_ELEMENTS, covered=False)
+    asked = args.model_dump(mode="python", exclude_unset=True)
+    memory = label_memory.memory_of(link)
     try:
-        return await link.request(
-            "discover", args.model_dump(mode="python", exclude_unset=True), timeout=TIMEOUT_S
-        )
+        # An unchanged page answers `same`: the list it sent last time, without sending it.
+        named, held = memory.ask(asked)
+        raw = await link.request("discover", named, timeout=TIMEOUT_S)
+        found = memory.answer(asked, raw, held, dict)
+        if found is None:  # the extension's worker forgot what the page still names
+            raw = await link.request("discover", asked, timeout=TIMEOUT_S)
+            found = memory.answer(asked, raw, None, dict)
+        return found
     except Exception as exc:
         log.info("discover after a screenshot failed: %s", exc)
         return None

@@ -12,48 +12,53 @@ ever reused for the answer it is.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from shotbridge.wire.extension import DiscoverResult
+T = TypeVar("T")
+Parse = Callable[[dict[str, Any]], T]
 
 KEEP = 8  # questions remembered per link (tabs × kinds of read)
 
 
 @dataclass(frozen=True)
-class Held:
-    """One answer the host holds, and the token the extension named it by."""
+class Held(Generic[T]):
+    """One answer the host holds, as ``parse`` made it, and the token the extension named it by."""
 
     token: str
-    result: DiscoverResult
+    result: T
+    parse: Parse[T]
 
 
 class LabelMemory:
     """The last answer to each ``discover`` question, by its arguments (one extension link)."""
 
     def __init__(self) -> None:
-        self._held: dict[str, Held] = {}
+        self._held: dict[str, Held[Any]] = {}
 
-    def ask(self, args: dict[str, Any]) -> tuple[dict[str, Any], Held | None]:
+    def ask(self, args: dict[str, Any]) -> tuple[dict[str, Any], Held[Any] | None]:
         """``args`` naming the answer held for them (``known``), and that answer."""
         held = self._held.get(_question(args))
         return {**args, "known": held.token if held else ""}, held
 
     def answer(
-        self, args: dict[str, Any], raw: dict[str, Any], held: Held | None
-    ) -> DiscoverResult | None:
-        """The reply to :meth:`ask`'s arguments as a result, kept for the next question; None
-        when it says ``same`` of an answer that is not ``held`` (then ask without ``known``)."""
+        self, args: dict[str, Any], raw: dict[str, Any], held: Held[Any] | None, parse: Parse[T]
+    ) -> T | None:
+        """The reply to :meth:`ask`'s arguments, parsed and kept for the next question (a
+        ``same`` reply: the answer held); None when it says ``same`` of an answer that is not
+        ``held`` (then ask without ``known``). Results are shared: callers only read them."""
         same = raw.get("same")
         if same is not None:
-            if held is None or same != held.token:
+            if held is None or same != held.token or held.parse != parse:
                 return None
-            return held.result.model_copy(update={"reused": bool(raw.get("reused"))})
-        result = DiscoverResult.model_validate(raw)
-        key = _question(args)
+            result: T = held.result
+            return result
+        result = parse(raw)
+        key, token = _question(args), raw.get("token")
         self._held.pop(key, None)
-        if result.token:
-            self._held[key] = Held(result.token, result)
+        if isinstance(token, str) and token:
+            self._held[key] = Held(token, result, parse)
             if len(self._held) > KEEP:
                 del self._held[next(iter(self._held))]
         return result
@@ -71,7 +76,10 @@ _memories: weakref.WeakKeyDictionary[object, LabelMemory] = weakref.WeakKeyDicti
 def memory_of(link: object) -> LabelMemory:
     """The memory of one extension link (a reconnected worker keeps the link, and its pages
     their tokens; what the worker forgot it asks the pages for again)."""
-    memory = _memories.get(link)
-    if memory is None:
-        memory = _memories[link] = LabelMemory()
+    try:
+        memory = _memories.get(link)
+        if memory is None:
+            memory = _memories[link] = LabelMemory()
+    except TypeError:  # a link that cannot be a weak key: no memory, every answer sent whole
+        return LabelMemory()
     return memory

@@ -307,15 +307,16 @@ async def _remembered(link: Link, args: ScreenshotArgs, timings: Timings) -> Dis
     timeout = args.timeout_ms / 1000
     stamp = "labels_got_at"
     raw = await _stamped(link.request("discover", asked, timeout=timeout), timings, stamp)
-    found = memory.answer(found_args, raw, held)
-    timings["labels_same"] = int("same" in raw)  # (bench stages)
+    parse = DiscoverResult.model_validate
+    found = memory.answer(found_args, raw, held, parse)
+    timings["labels_same"] = int(found is not None and "same" in raw)  # the held answer taken
     if found is None:  # the worker forgot an answer the page still names: ask for it whole
         again = {**found_args, "after_frame": False}  # the capture is past its frame by now
         raw = await _stamped(link.request("discover", again, timeout=timeout), timings, stamp)
-        found = memory.answer(found_args, raw, None)
+        found = memory.answer(found_args, raw, None, parse)
     if found is None:
         raise CommandError(ErrorCode.INTERNAL, "discover said 'same' when asked for no answer")
-    return found
+    return found.model_copy(update={"reused": bool(raw.get("reused"))}) if "same" in raw else found
 
 
 async def _found(job: Awaitable[dict[str, Any]]) -> DiscoverResult:
