@@ -1,12 +1,12 @@
-"""The labels each page sent last, so an unchanged page answers with a token instead of its list.
+"""What each page answered last to a ``discover``, so an unchanged page answers with a token.
 
-An annotated capture asks the page for its labels (``discover``) beside Chrome's capture. A page
-that has not changed since the last look would send the same 10-30 KB of JSON again, through the
-extension's worker and native messaging, and the host would validate it again, all while Chrome
-captures on the same two cores. Every answer carries a token (extension/page/sent.js); the host
-sends the token of the answer it holds (``known``), and a page that would answer the same says
-``same`` instead. Tokens are the page's own and unique per document, so a held answer is only
-ever reused for the answer it is.
+An annotated capture asks the page for its labels beside Chrome's capture, and the host reads the
+page's elements again after each capture (host/after_capture.py). A page that has not changed
+would send the same 10-30 KB of JSON again, through the extension's worker and native messaging,
+and the host would validate it again, while Chrome captures on the same two cores. Every answer
+carries a token (extension/page/sent.js); the host sends the token of the answer it holds
+(``known``), and a page that would answer the same says ``same`` instead. Tokens are the page's
+own and unique per document, so a held answer is only ever reused for the answer it is.
 """
 
 from __future__ import annotations

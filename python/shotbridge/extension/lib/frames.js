@@ -229,7 +229,7 @@ async function answersOf(tabId, args) {
   const key = JSON.stringify([tabId, args.target, args.selector, args.max, args.include_offscreen, args.text_rects, args.covered]);
   const answers = await ask(known);
   const said = answers.map((a) => a.value?.same);
-  if (said.every(Boolean) && said.sort().join(',') === known.slice().sort().join(',')) {
+  if (known.length && said.every(Boolean) && said.sort().join(',') === known.slice().sort().join(',')) {
     return { same: args.known, reused: answers.every((a) => a.value.reused === true) };
   }
   // Some frames changed: the others' answers come from what this worker kept of them.
