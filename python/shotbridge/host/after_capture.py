@@ -233,16 +233,9 @@ async def _discover(link: Link, tab_id: int | None) -> Found | None:
     # Names and texts only: whether something covers an element is not asked.
     args = DiscoverArgs(tab_id=tab_id, target="all_visible", max=MAX_ELEMENTS, covered=False)
     asked = args.model_dump(mode="python", exclude_unset=True)
-    memory = label_memory.memory_of(link)
     try:
         # An unchanged page answers `same`: the list it sent last time, without sending it.
-        named, held = memory.ask(asked)
-        raw = await link.request("discover", named, timeout=TIMEOUT_S)
-        found = memory.answer(asked, raw, held, dict)
-        if found is None:  # the extension's worker forgot what the page still names
-            raw = await link.request("discover", asked, timeout=TIMEOUT_S)
-            found = memory.answer(asked, raw, None, dict)
-        return found
+        return (await label_memory.discover(link, asked, dict, TIMEOUT_S)).result
     except Exception as exc:
         log.info("discover after a screenshot failed: %s", exc)
         return None

@@ -14,7 +14,9 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
+
+from shotbridge.wire.errors import CommandError, ErrorCode
 
 T = TypeVar("T")
 Parse = Callable[[dict[str, Any]], T]
@@ -29,6 +31,39 @@ class Held(Generic[T]):
     token: str
     result: T
     parse: Parse[T]
+
+
+class Link(Protocol):
+    async def request(
+        self, cmd: str, args: dict[str, Any] | None = None, timeout: float = 15.0
+    ) -> dict[str, Any]: ...
+
+
+class Got(NamedTuple, Generic[T]):
+    """A ``discover`` answer, and whether it was the one held (then ``reused`` is the page's)."""
+
+    result: T
+    same: bool
+    reused: bool
+
+
+async def discover(link: Link, args: dict[str, Any], parse: Parse[T], timeout: float) -> Got[T]:
+    """``discover`` with ``args``, naming the answer the link's memory holds for them: an
+    unchanged page answers ``same`` and the held answer is returned without reading it again."""
+    memory = memory_of(link)
+    named, held = memory.ask(args)
+    raw = await link.request("discover", named, timeout=timeout)
+    found = memory.answer(args, raw, held, parse)
+    if found is not None:
+        return Got(found, "same" in raw, bool(raw.get("reused")))
+    # The extension's worker forgot an answer the page still names: ask for it whole (and with
+    # no capture to wait for, which is past its frame by now).
+    again = {**args, "after_frame": False} if "after_frame" in args else args
+    raw = await link.request("discover", again, timeout=timeout)
+    found = memory.answer(args, raw, None, parse)
+    if found is None:
+        raise CommandError(ErrorCode.INTERNAL, "discover said 'same' when asked for no answer")
+    return Got(found, False, bool(raw.get("reused")))
 
 
 class LabelMemory:

@@ -301,22 +301,12 @@ def _labels_beside(
 
 async def _remembered(link: Link, args: ScreenshotArgs, timings: Timings) -> DiscoverResult:
     """The labels, from the answer the host holds when the page says nothing changed."""
-    memory = label_memory.memory_of(link)
     found_args = _discover_args(args, beside_capture=True)
-    asked, held = memory.ask(found_args)
-    timeout = args.timeout_ms / 1000
-    stamp = "labels_got_at"
-    raw = await _stamped(link.request("discover", asked, timeout=timeout), timings, stamp)
     parse = DiscoverResult.model_validate
-    found = memory.answer(found_args, raw, held, parse)
-    timings["labels_same"] = int(found is not None and "same" in raw)  # the held answer taken
-    if found is None:  # the worker forgot an answer the page still names: ask for it whole
-        again = {**found_args, "after_frame": False}  # the capture is past its frame by now
-        raw = await _stamped(link.request("discover", again, timeout=timeout), timings, stamp)
-        found = memory.answer(found_args, raw, None, parse)
-    if found is None:
-        raise CommandError(ErrorCode.INTERNAL, "discover said 'same' when asked for no answer")
-    return found.model_copy(update={"reused": bool(raw.get("reused"))}) if "same" in raw else found
+    got = await label_memory.discover(link, found_args, parse, args.timeout_ms / 1000)
+    timings["labels_got_at"] = _epoch_ms()
+    timings["labels_same"] = int(got.same)  # the held answer taken
+    return got.result.model_copy(update={"reused": got.reused}) if got.same else got.result
 
 
 async def _found(job: Awaitable[dict[str, Any]]) -> DiscoverResult:
