@@ -1,11 +1,13 @@
 """Two of our MCP servers side by side, one changed: an interleaved A/B on the corpus pages.
 
     python bench/bench_ab.py --pages dashboard,grid [--runs 24] [--tool observe]
-                             (--flags "--enable-features=X" | --extension-a DIR)
+                             (--flags "--enable-features=X" | --extension-a DIR | --python-a DIR)
 
 Server B runs with extra Chromium flags (``--flags``), or server A with another copy of the
 extension (``--extension-a``, e.g. ``git archive REV python/shotbridge/extension | tar -x -C DIR``)
-while B runs this checkout's. Both open each page, then take turns, the order swapping every
+or of the whole Python package, host included (``--python-a``: a folder holding ``shotbridge/``
+with its built core, e.g. a copy of ``python/`` from another revision) while B runs this
+checkout's. Both open each page, then take turns, the order swapping every
 round, so the machine's noise falls on both alike; each prints its p50 and B ÷ A. Between
 benchmark runs a page's ratio to the peers moves by ±0.1×; a change this small is read here.
 """
@@ -54,6 +56,8 @@ async def run(args: argparse.Namespace) -> None:
         assert server_a.env is not None and server_b.env is not None
         if args.extension_a:
             server_a.env[EXTENSION_ENV] = str(Path(args.extension_a).resolve())
+        elif args.python_a:  # the host's launcher takes the package's folder from the server
+            server_a.env["PYTHONPATH"] = str(Path(args.python_a).resolve())
         else:
             server_b.env[FLAGS_ENV] = args.flags
         async with mcp.Client(server_a) as a, mcp.Client(server_b) as b:
@@ -72,6 +76,7 @@ def main() -> None:
     change = parser.add_mutually_exclusive_group(required=True)
     change.add_argument("--flags", help="extra Chromium flags for server B")
     change.add_argument("--extension-a", help="another unpacked extension for server A")
+    change.add_argument("--python-a", help="another python/ folder (package and core) for server A")
     asyncio.run(run(parser.parse_args()))
 
 

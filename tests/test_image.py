@@ -16,7 +16,16 @@ import pytest
 from PIL import Image
 from pydantic import ValidationError
 from shotbridge import _core
-from shotbridge.image import MAX_BADGES, Box, ShrinkOptions, ShrinkResult, finish, prepare, shrink
+from shotbridge.image import (
+    MAX_BADGES,
+    Box,
+    ShrinkOptions,
+    ShrinkResult,
+    finish,
+    prepare,
+    shrink,
+    thumbnail_of,
+)
 from shotbridge.wire import errors
 from shotbridge.wire.geometry import Rect, Size
 
@@ -215,7 +224,9 @@ def test_invalid_options() -> None:
         ShrinkOptions(max_width=0)
     assert ShrinkOptions(quality=20).min_quality == 20
     with pytest.raises(ValueError, match="max_bytes"):
-        _core.shrink(b"x", max_bytes=10)
+        _core.shrink(b"x", options={"max_bytes": 10})
+    with pytest.raises(errors.InvalidInputError, match="unknown option"):
+        _core.shrink(b"x", options={"max_bites": 10_000})  # type: ignore[typeddict-unknown-key]
     with pytest.raises(ValueError, match="device_pixel_ratio"):
         shrink(b"x", device_pixel_ratio=0)
     with pytest.raises(ValueError, match="finite"):
@@ -223,6 +234,25 @@ def test_invalid_options() -> None:
     # Every bad input to the image API raises ImageError (a TypeError would escape callers).
     with pytest.raises(errors.InvalidInputError, match="data must be bytes or str"):
         _core.shrink(12345)  # type: ignore[arg-type]
+
+
+def test_no_thumbnail_beside_a_re_encoded_image_and_one_made_later() -> None:
+    page = secret_page(1600, 900, (100, 100, 200, 40))
+    none = ShrinkOptions(thumbnail=False)
+    boxes = [Box(x=10, y=10, width=80, height=30)]
+    r = shrink(page, none, boxes=boxes)
+    assert (r.thumbnail, r.thumb_width, r.thumb_height) == (b"", 0, 0)
+    assert decode(r.jpeg).size == (1280, 720) and r.badges_drawn == 1
+    late = finish(prepare(page, none), boxes=boxes)
+    assert late.thumbnail == b"" and late.jpeg == r.jpeg
+    # Made later from the image itself: thumb_width wide, within its budget, labels and all.
+    made = thumbnail_of(r.jpeg)
+    assert decode(made).size == (320, 180) and len(made) <= ShrinkOptions().thumb_max_bytes
+    assert decode(thumbnail_of(r.jpeg, ShrinkOptions(thumb_width=100))).size == (100, 56)
+    # An input kept as it came still gets one (made meanwhile; it proves the input decodes).
+    kept_in = shrink(page, ShrinkOptions(max_width=1600, quality=60)).jpeg
+    kept = shrink(kept_in, ShrinkOptions(max_width=1600, thumbnail=False), source_quality=60)
+    assert kept.jpeg == kept_in and decode(kept.thumbnail).width == 320
 
 
 # ---- masks and labels -----------------------------------------------------------------------

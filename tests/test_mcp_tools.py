@@ -611,6 +611,7 @@ def test_capture_screenshot_returns_image_and_standalone_text() -> None:
     assert args == {
         "mask_selectors": [],
         "timeout_ms": 15_000,
+        "thumbnail": False,  # the model never sees it; made if a resource asks
         "remember": True,
         "unchanged_check": True,
     }

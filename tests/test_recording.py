@@ -4,12 +4,14 @@ bus commands. A fake link stands in for the extension (no browser)."""
 from __future__ import annotations
 
 import asyncio
+import io
 import itertools
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from PIL import Image
 from shotbridge.host import after_capture, autoshot, recording
 from shotbridge.host.autoshot import Batch
 from shotbridge.host.extension_link import ExtensionLink
@@ -17,6 +19,7 @@ from shotbridge.host.recording import Recorder
 from shotbridge.host.screenshot import Cause
 from shotbridge.host.sessions import Session
 from shotbridge.host.shots import ShotRegistry
+from shotbridge.image import shrink
 from shotbridge.wire.diff import DiffArgs
 from shotbridge.wire.errors import CommandError
 from shotbridge.wire.screenshot import ScreenshotResult
@@ -49,10 +52,10 @@ def action(kind: str = "click", selector: str = "#b", **extra: Any) -> dict[str,
 
 
 def shot_result(shot_id: int, url: str = "http://a/", **extra: Any) -> ScreenshotResult:
+    images = {"jpeg": b"\xff\xd8" + bytes(100), "thumbnail": b"\xff\xd8" + bytes(10)}
     return ScreenshotResult(
         screenshot_id=shot_id,
-        jpeg=b"\xff\xd8" + bytes(100),
-        thumbnail=b"\xff\xd8" + bytes(10),
+        **{k: extra.pop(k, v) for k, v in images.items()},
         width=1280,
         height=720,
         bytes=102,
@@ -305,6 +308,28 @@ def test_screenshot_commands() -> None:
         assert tl["screenshots"][0]["kept"] is False
 
     asyncio.run(main())
+
+
+def test_a_thumbnail_the_capture_did_not_make_is_made_when_first_asked_for() -> None:
+    async def main() -> None:
+        rec = Recorder(Link(), ShotRegistry())
+        rec.config.observe = False
+        image = shrink(light_page_png()).jpeg
+        rec.on_screenshot(shot_result(1, jpeg=image, thumbnail=b""), Cause())
+        held = rec.buffer.held_bytes
+        got = (await rec.cmd_screenshot_get(None, {"id": 1, "thumbnail": True})).jpeg
+        assert got[:2] == b"\xff\xd8" and rec.buffer.held_bytes == held + len(got)
+        listed = (await rec.cmd_screenshots(None, {"images": "thumbnail"})).screenshots
+        assert listed[0].jpeg == got and listed[0].thumb_bytes == len(got)  # made once, kept
+
+    asyncio.run(main())
+
+
+def light_page_png() -> bytes:
+    """A 1280x720 PNG to shrink (a plain light page)."""
+    buf = io.BytesIO()
+    Image.new("RGB", (1280, 720), (240, 240, 240)).save(buf, "PNG")
+    return buf.getvalue()
 
 
 # ---- hostile pages: what a page sends must never crowd out or break the record ------------

@@ -8,6 +8,18 @@ MIN_MAX_BYTES: int
 MAX_BADGES: int
 MAX_TEXT_RECTS: int
 
+class CoreOptions(TypedDict, total=False):
+    """``shotbridge.image.ShrinkOptions.model_dump()``: a key left out keeps its default."""
+
+    max_width: int  # 1280
+    max_long_edge: int  # 1568
+    quality: int  # 60
+    min_quality: int  # 30
+    max_bytes: int  # 500_000
+    thumb_width: int  # 320
+    thumb_max_bytes: int  # 30_000
+    thumbnail: bool  # True
+
 class CoreResult(TypedDict):
     jpeg: bytes
     thumbnail: bytes
@@ -32,13 +44,7 @@ class CoreResult(TypedDict):
 def shrink(
     data: bytes | str,
     *,
-    max_width: int = 1280,
-    max_long_edge: int = 1568,
-    quality: int = 60,
-    min_quality: int = 30,
-    max_bytes: int = 500_000,
-    thumb_width: int = 320,
-    thumb_max_bytes: int = 30_000,
+    options: CoreOptions | None = None,
     boxes: list[tuple[float, float, float, float, int]] = ...,
     masks: list[tuple[float, float, float, float]] = ...,
     device_pixel_ratio: float = 1.0,
@@ -58,13 +64,7 @@ class Prepared:
 def prepare(
     data: bytes | str,
     *,
-    max_width: int = 1280,
-    max_long_edge: int = 1568,
-    quality: int = 60,
-    min_quality: int = 30,
-    max_bytes: int = 500_000,
-    thumb_width: int = 320,
-    thumb_max_bytes: int = 30_000,
+    options: CoreOptions | None = None,
     masks: list[tuple[float, float, float, float]] = ...,
     device_pixel_ratio: float = 1.0,
     css_width: float | None = None,

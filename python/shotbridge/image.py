@@ -59,6 +59,7 @@ __all__ = [
     "finish",
     "prepare",
     "shrink",
+    "thumbnail_of",
 ]
 
 MAX_PIXELS: int = _core.MAX_PIXELS
@@ -111,6 +112,12 @@ class ShrinkOptions(BaseModel):
         ge=MIN_MAX_BYTES,
         le=MAX_MAX_BYTES,
         description="Hard cap on the thumbnail size.",
+    )
+    thumbnail: bool = Field(
+        True,
+        description="Make the thumbnail of an image the core re-encodes (False: `thumbnail` is "
+        "empty and 0x0, for a caller that makes one later with `thumbnail_of`; an input kept "
+        "as it came still gets one).",
     )
 
     @model_validator(mode="before")
@@ -293,7 +300,7 @@ def shrink(
     raw = _core_call(
         _core.shrink,
         _as_data(data),
-        **options.model_dump(),
+        options=options.model_dump(),
         **drawn,
         device_pixel_ratio=geometry.device_pixel_ratio,
         css_width=css_width,
@@ -329,7 +336,7 @@ def prepare(
     return _core_call(
         _core.prepare,
         _as_data(data),
-        **options.model_dump(),
+        options=options.model_dump(),
         masks=drawn["masks"],
         device_pixel_ratio=geometry.device_pixel_ratio,
         css_width=css_width,
@@ -354,6 +361,22 @@ def finish(
         avoid_text=bool(avoid_text),
     )
     return ShrinkResult.model_construct(**raw)
+
+
+def thumbnail_of(image: bytes, options: ShrinkOptions | None = None) -> bytes:
+    """The thumbnail of ``image`` (an output of :func:`shrink` or :func:`finish` that was asked
+    for none, ``ShrinkOptions.thumbnail=False``), as ``options`` size it: made when someone
+    first wants it instead of beside every image. Errors as for :func:`shrink`."""
+    o = options or ShrinkOptions()
+    thumb = ShrinkOptions(
+        max_width=o.thumb_width,
+        max_long_edge=MAX_SIDE,  # a thumbnail is only as wide as thumb_width, however tall
+        quality=o.quality,
+        min_quality=o.min_quality,
+        max_bytes=o.thumb_max_bytes,
+        thumbnail=False,
+    )
+    return shrink(image, thumb).jpeg
 
 
 def _core_call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:

@@ -29,6 +29,10 @@ pub struct Options {
     pub max_bytes: usize,
     pub thumb_width: u32,
     pub thumb_max_bytes: usize,
+    /// Make the thumbnail of an image the core re-encodes (false: `Output::thumbnail` is empty
+    /// and its size 0x0; a caller that may never show it makes it later, from the output). An
+    /// input kept as it came still gets one: it is made meanwhile, and proves the input decodes.
+    pub thumbnail: bool,
     /// The JPEG quality the browser was asked for, when the caller knows it. A JPEG already at
     /// the output size, at most `quality`, within `max_bytes` and with no labels to draw is
     /// kept as it came, its masks blacked out in its DCT coefficients (`wipe`): decoding and
@@ -46,6 +50,7 @@ impl Default for Options {
             max_bytes: 500_000,
             thumb_width: 320,
             thumb_max_bytes: 30_000,
+            thumbnail: true,
             source_quality: None,
         }
     }
@@ -298,6 +303,17 @@ fn fit_thumbnail(
     )
 }
 
+/// What stands for the thumbnail when none was asked for (`Options::thumbnail`).
+fn no_thumbnail() -> budget::Fitted {
+    budget::Fitted {
+        bytes: Vec::new(),
+        quality: 0,
+        size: (0, 0),
+        scale: 1.0,
+        downgraded: false,
+    }
+}
+
 /// The thumbnail of an input that leaves as it came: decoded DCT-scaled from the input itself,
 /// its masks painted (which also proves the input decodes: a broken stream fails here as it
 /// would on the full path). With the DCT denominator it was decoded at.
@@ -522,14 +538,18 @@ pub fn finish(prepared: Prepared, req: &Request<'_>) -> Result<Output> {
         )
     };
     let mut encoder = Encoder::new()?;
-    let (first, early_thumb) = std::thread::scope(|s| {
-        let helper = s.spawn(|| thumbnail(&current, &mut Encoder::new()?));
-        let first = encoder.encode(&current, opts.quality);
-        let thumb = helper
-            .join()
-            .unwrap_or_else(|_| Err(CoreError::Internal("thumbnail thread panicked".into())));
-        (first, thumb)
-    });
+    let (first, early_thumb) = if opts.thumbnail {
+        std::thread::scope(|s| {
+            let helper = s.spawn(|| thumbnail(&current, &mut Encoder::new()?));
+            let first = encoder.encode(&current, opts.quality);
+            let thumb = helper
+                .join()
+                .unwrap_or_else(|_| Err(CoreError::Internal("thumbnail thread panicked".into())));
+            (first, Some(thumb))
+        })
+    } else {
+        (encoder.encode(&current, opts.quality), None)
+    };
     let mut first = Some(first?);
     let mut unlabelled: Option<Raster> = None;
     let main = budget::fit(
@@ -560,10 +580,10 @@ pub fn finish(prepared: Prepared, req: &Request<'_>) -> Result<Output> {
     clock.lap("encode");
 
     let (w, h) = main.size;
-    let thumb = if main.size == out {
-        early_thumb?
-    } else {
-        thumbnail(&current, &mut encoder)?
+    let thumb = match early_thumb {
+        _ if !opts.thumbnail => no_thumbnail(),
+        Some(early) if main.size == out => early?,
+        _ => thumbnail(&current, &mut encoder)?,
     };
     clock.lap("thumbnail");
 

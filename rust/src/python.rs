@@ -103,6 +103,30 @@ fn result_dict<'py>(py: Python<'py>, out: Output) -> PyResult<Bound<'py, PyDict>
     Ok(d)
 }
 
+/// `Options` from `shotbridge.image.ShrinkOptions.model_dump()` (a key left out keeps its
+/// default; an unknown one is refused, so a renamed option cannot be dropped silently).
+fn options_from(given: Option<&Bound<'_, PyDict>>) -> PyResult<Options> {
+    let mut o = Options::default();
+    for (key, value) in given.map(|d| d.iter()).into_iter().flatten() {
+        match key.extract::<String>()?.as_str() {
+            "max_width" => o.max_width = value.extract()?,
+            "max_long_edge" => o.max_long_edge = value.extract()?,
+            "quality" => o.quality = value.extract()?,
+            "min_quality" => o.min_quality = value.extract()?,
+            "max_bytes" => o.max_bytes = value.extract()?,
+            "thumb_width" => o.thumb_width = value.extract()?,
+            "thumb_max_bytes" => o.thumb_max_bytes = value.extract()?,
+            "thumbnail" => o.thumbnail = value.extract()?,
+            other => {
+                return Err(InvalidInputError::new_err(format!(
+                    "unknown option {other:?}"
+                )))
+            }
+        }
+    }
+    Ok(o)
+}
+
 type Rect4 = (f64, f64, f64, f64);
 type Box5 = (f64, f64, f64, f64, u32);
 
@@ -136,22 +160,14 @@ fn box_specs(boxes: Vec<Box5>) -> Vec<BoxSpec> {
 /// Decode, shrink, mask, label and encode one screenshot. See `shotbridge.image.shrink`.
 #[pyfunction]
 #[pyo3(signature = (
-    data, *, max_width=1280, max_long_edge=1568, quality=60, min_quality=30, max_bytes=500_000,
-    thumb_width=320, thumb_max_bytes=30_000, boxes=Vec::new(), masks=Vec::new(),
-    device_pixel_ratio=1.0, css_width=None, css_height=None, source_quality=None,
-    text=Vec::new(), avoid_text=true,
+    data, *, options=None, boxes=Vec::new(), masks=Vec::new(), device_pixel_ratio=1.0,
+    css_width=None, css_height=None, source_quality=None, text=Vec::new(), avoid_text=true,
 ))]
 #[allow(clippy::too_many_arguments)]
 fn shrink<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
-    max_width: u32,
-    max_long_edge: u32,
-    quality: u8,
-    min_quality: u8,
-    max_bytes: usize,
-    thumb_width: u32,
-    thumb_max_bytes: usize,
+    options: Option<&Bound<'py, PyDict>>,
     boxes: Vec<Box5>,
     masks: Vec<Rect4>,
     device_pixel_ratio: f64,
@@ -163,14 +179,8 @@ fn shrink<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let input = input(data)?;
     let options = Options {
-        max_width,
-        max_long_edge,
-        quality,
-        min_quality,
-        max_bytes,
-        thumb_width,
-        thumb_max_bytes,
         source_quality,
+        ..options_from(options)?
     };
     let (boxes, masks, text) = (box_specs(boxes), css_rects(masks), css_rects(text));
     let req = Request {
@@ -208,37 +218,20 @@ struct Held {
 /// Decode and mask one screenshot for `finish`. See `shotbridge.image.prepare`.
 #[pyfunction]
 #[pyo3(signature = (
-    data, *, max_width=1280, max_long_edge=1568, quality=60, min_quality=30, max_bytes=500_000,
-    thumb_width=320, thumb_max_bytes=30_000, masks=Vec::new(), device_pixel_ratio=1.0,
-    css_width=None, css_height=None,
+    data, *, options=None, masks=Vec::new(), device_pixel_ratio=1.0, css_width=None,
+    css_height=None,
 ))]
-#[allow(clippy::too_many_arguments)]
 fn prepare(
     py: Python<'_>,
     data: &Bound<'_, PyAny>,
-    max_width: u32,
-    max_long_edge: u32,
-    quality: u8,
-    min_quality: u8,
-    max_bytes: usize,
-    thumb_width: u32,
-    thumb_max_bytes: usize,
+    options: Option<&Bound<'_, PyDict>>,
     masks: Vec<Rect4>,
     device_pixel_ratio: f64,
     css_width: Option<f64>,
     css_height: Option<f64>,
 ) -> PyResult<PyPrepared> {
     let input = input(data)?;
-    let options = Options {
-        max_width,
-        max_long_edge,
-        quality,
-        min_quality,
-        max_bytes,
-        thumb_width,
-        thumb_max_bytes,
-        source_quality: None,
-    };
+    let options = options_from(options)?;
     let masks = css_rects(masks);
     let css = CssGeometry {
         device_pixel_ratio,

@@ -18,6 +18,7 @@ import functools
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -398,6 +399,16 @@ def test_mcp_resources_observe_and_generation(app: tuple[str, Path]) -> None:
         (blob,) = future.result(30).contents
         assert blob.mime_type == "image/jpeg"
         assert _jpeg(base64.b64decode(blob.blob)).width == shots[-1]["width"]
+
+        # The server's own looks make no thumbnail beside the image: reading it makes it.
+        r = call("observe", {"annotate_screenshot": True})
+        found = re.search(r"screenshot_id (\d+)", r.content[1].text)
+        assert found, r.content[1].text
+        future = asyncio.run_coroutine_threadsafe(
+            s._client.read_resource(f"screenshot://{found[1]}/thumbnail"), s.loop
+        )
+        (thumb,) = future.result(30).contents
+        assert _jpeg(base64.b64decode(thumb.blob)).width == 320
 
         r = call("get_reproduction_script", {"include_screenshots": True})
         assert f"await page.goto('{base}/index.html');" in r.content[0].text

@@ -34,7 +34,7 @@ DIR_ENV = "SHOTBRIDGE_SCREENSHOT_DIR"
 class BufferedShot(Model):
     meta: ShotMeta
     jpeg: bytes
-    thumbnail: bytes
+    thumbnail: bytes  # empty until first asked for, when the capture made none
 
     @property
     def size(self) -> int:
@@ -62,6 +62,14 @@ class ScreenshotBuffer:
         ):
             self._evict_oldest()
         return shot
+
+    def add_thumbnail(self, shot: BufferedShot, thumbnail: bytes) -> None:
+        """The thumbnail of a shot taken without one, made later (it counts from now on)."""
+        if shot.thumbnail or self._shots.get(shot.meta.id) is not shot:
+            return  # made meanwhile by another request, or evicted
+        shot.thumbnail = thumbnail
+        shot.meta.thumb_bytes = len(thumbnail)
+        self.held_bytes += len(thumbnail)
 
     def _remove(self, shot_id: int) -> BufferedShot | None:
         shot = self._shots.pop(shot_id, None)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from shotbridge.host import buffer
 from shotbridge.host.after_capture import ElementReads
 from shotbridge.host.autoshot import Batch, Scheduler
-from shotbridge.host.buffer import ScreenshotBuffer
+from shotbridge.host.buffer import BufferedShot, ScreenshotBuffer
 from shotbridge.wire import extension as ext
 from shotbridge.wire.errors import CommandError, ErrorCode
 from shotbridge.wire.model import Model
@@ -320,11 +320,20 @@ class Recorder:
             shot = self.buffer.get(meta.id)
             jpeg = None
             if shot is not None and images != "none":
-                jpeg = shot.thumbnail if images == "thumbnail" else shot.jpeg
+                jpeg = await self._thumbnail(shot) if images == "thumbnail" else shot.jpeg
             out.append(ShotItem(**meta.model_dump(), jpeg=jpeg))
         return ScreenshotsResult(
             session=self.timeline.session, screenshots=out, held_bytes=self.buffer.held_bytes
         )
+
+    async def _thumbnail(self, shot: BufferedShot) -> bytes:
+        """The shot's thumbnail; one taken without (the MCP server's) gets it made now, once."""
+        if not shot.thumbnail:
+            from shotbridge import image  # the core loads only where pixels are handled
+
+            made = await asyncio.to_thread(image.thumbnail_of, shot.jpeg)
+            self.buffer.add_thumbnail(shot, made)
+        return shot.thumbnail
 
     async def cmd_screenshot_get(self, conn: Any, args: dict[str, Any]) -> ScreenshotGetResult:
         shot_id = args.get("id")
@@ -341,7 +350,7 @@ class Recorder:
             )
             raise CommandError(ErrorCode.NOT_FOUND, why)
         thumb = bool(args.get("thumbnail"))
-        jpeg = shot.thumbnail if thumb else shot.jpeg
+        jpeg = await self._thumbnail(shot) if thumb else shot.jpeg
         return ScreenshotGetResult(**shot.meta.model_dump(), jpeg=jpeg)
 
     async def cmd_record_config(self, conn: Any, args: dict[str, Any]) -> RecordConfig:

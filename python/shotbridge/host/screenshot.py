@@ -386,6 +386,7 @@ def _options(args: ScreenshotArgs) -> ShrinkOptions:
         max_long_edge=args.max_long_edge,
         quality=args.quality,
         max_bytes=args.max_bytes,
+        thumbnail=args.thumbnail,
     )
 
 

@@ -22,6 +22,7 @@ def screenshot_request(state: ServerState, **args: Any) -> ScreenshotRequest:
     return ScreenshotRequest(
         mask_selectors=list(state.settings.mask_selectors),
         timeout_ms=SCREENSHOT_TIMEOUT_MS,
+        thumbnail=False,  # a model never sees it; the host makes it if a resource asks
         **{k: v for k, v in args.items() if v is not None},
     )
 

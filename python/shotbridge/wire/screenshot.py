@@ -50,6 +50,9 @@ class ScreenshotArgs(Model):
     quality: budgets.Quality = budgets.QUALITY
     max_bytes: budgets.ByteBudget = budgets.MAX_BYTES
     timeout_ms: int = Field(15_000, ge=100, le=120_000)
+    # The 320 px thumbnail in the result. False (the MCP server, which never shows it): none is
+    # made beside the image; the buffer makes it when first asked for (screenshot_get).
+    thumbnail: bool = True
 
 
 class ScreenshotRequest(ScreenshotArgs, DiffArgs):
