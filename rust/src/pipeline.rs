@@ -581,9 +581,9 @@ pub fn finish(prepared: Prepared, req: &Request<'_>) -> Result<Output> {
 
     let (w, h) = main.size;
     let thumb = match early_thumb {
-        _ if !opts.thumbnail => no_thumbnail(),
+        None => no_thumbnail(), // none asked for (`Options::thumbnail`)
         Some(early) if main.size == out => early?,
-        _ => thumbnail(&current, &mut encoder)?,
+        Some(_) => thumbnail(&current, &mut encoder)?,
     };
     clock.lap("thumbnail");
 
