@@ -64,6 +64,7 @@
     const node = /** @type {MouseEvent} */ (e).relatedTarget;
     if (shadowNode || !(node instanceof Node) || node.isConnected) return;
     e.stopImmediatePropagation();
+    e.preventDefault(); // tells page/secrets.js the hook is ours and in place
     shadowNode = node;
     apply(removeListener, window, [SHADOW_NODE, takeShadowNode, true]);
   };

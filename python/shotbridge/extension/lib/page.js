@@ -14,6 +14,7 @@ const PAGE_FILES = [
   'page/unchanged.js',
   'page/sent.js',
   'page/secrets.js',
+  'page/shadow-roots.js',
   'page/reading-order.js',
   'page/a11y.js',
   'page/selector.js',

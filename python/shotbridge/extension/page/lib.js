@@ -33,51 +33,15 @@
     scroll: L.scroll(),
   });
 
-  // The only elements a shadow root can be attached to, by script or by the parser (the DOM
-  // standard's "valid shadow host name"), besides custom elements (a hyphen in the name). Asking
-  // Chrome about a closed root is an extension-API call per element (≈ 1.3 µs, 1.4 ms on a
-  // 1 000-element grid); for any other element the answer is known to be none.
-  const SHADOW_HOSTS = new Set(['article', 'aside', 'blockquote', 'body', 'div', 'footer', 'h1', 'h2', 'h3', 'h4',
-    'h5', 'h6', 'header', 'main', 'nav', 'p', 'section', 'span']);
-  const HTML_NS = 'http://www.w3.org/1999/xhtml';
-
-  /** Whether `el` may host a shadow root at all. @param {Element} el */
-  L.canHostShadow = (el) => el.namespaceURI === HTML_NS && (SHADOW_HOSTS.has(el.localName) || el.localName.includes('-'));
-
   /**
-   * Shadow root of `el`; closed ones only where Chrome lets extensions see them (chrome.dom).
-   * @param {Element} el
-   * @param {boolean} [closed]
-   * @returns {ShadowRoot | null}
-   */
-  L.shadowRootOf = (el, closed) => {
-    if (el.shadowRoot) return el.shadowRoot;
-    if (closed && L.canHostShadow(el) && typeof chrome !== 'undefined' && chrome.dom && chrome.dom.openOrClosedShadowRoot) {
-      try {
-        return chrome.dom.openOrClosedShadowRoot(/** @type {HTMLElement} */ (el)) || null;
-      } catch {
-        return null;
-      }
-    }
-    return null;
-  };
-
-  /**
-   * The document and every shadow root below it, parents before children.
+   * The document (or root) and every shadow root below it, parents before children. A document's
+   * closed roots come from page/shadow-roots.js, which keeps them current between captures.
    * @param {Document | ShadowRoot} root
    * @param {boolean} [closed] include closed shadow roots
    * @returns {(Document | ShadowRoot)[]}
    */
-  L.allRoots = (root, closed) => {
-    const out = [root];
-    for (let i = 0; i < out.length; i++) {
-      for (const el of out[i].querySelectorAll('*')) {
-        const sr = L.shadowRootOf(el, closed);
-        if (sr) out.push(sr);
-      }
-    }
-    return out;
-  };
+  L.allRoots = (root, closed) =>
+    closed && root.nodeType === Node.DOCUMENT_NODE ? L.shadowRoots(root) : L.walkRoots(root, closed);
 
   /**
    * querySelectorAll across the document and its shadow roots. Throws SyntaxError on a bad selector.

@@ -285,9 +285,14 @@
     const node = document.createElement('span');
     node.addEventListener('shotbridge-shadow', () => {
       const root = node.getRootNode();
-      if (root !== node && root.nodeType === 11 && 'host' in root) watch(root);
+      if (root !== node && root.nodeType === 11 && 'host' in root) {
+        watch(root);
+        L.rootAttached?.(root); // page/shadow-roots.js keeps the document's roots current
+      }
     });
-    window.dispatchEvent(new MouseEvent('__shotbridge_shadow_node__', { relatedTarget: node }));
+    // bridge-main.js cancels the event when it takes the node: from then on every root this
+    // frame's attachShadow makes reaches us (it hooked attachShadow before any page script).
+    L.shadowHooked = !window.dispatchEvent(new MouseEvent('__shotbridge_shadow_node__', { relatedTarget: node, cancelable: true }));
     // Parsing done: one walk for any declarative root the observers missed, then they stop.
     const walk = () => {
       if (parserObserver) parserObserver.disconnect();
