@@ -80,6 +80,29 @@ def test_a_page_that_gains_a_secret_is_taken_by_cdp_and_masked(
 
 
 @pytest.mark.parametrize("annotate", [False, True])
+def test_the_visible_path_sends_its_pixels_ahead_too(
+    browser: HeadlessBrowser, pages_url: str, annotate: bool
+) -> None:
+    # captureVisibleTab's pixels reach the host before the probe after them, as CDP's do: a page
+    # without secrets ("auto") and one whose still secrets the visible path takes when asked to.
+    async def run() -> list[tuple[str, float, int]]:
+        out = []
+        async with await BusClient.connect(runtime_dir=browser.runtime_dir) as c:
+            for page, method in (("anchored.html", "auto"), ("security/toggle.html", "visible")):
+                url = f"{pages_url}/{page}"
+                await c.request("interact", {"action": "navigate", "url": url}, timeout=30)
+                for _ in range(2):
+                    await asyncio.sleep(PAUSE_S)
+                    args = {"method": method, "annotate": annotate, "timeout_ms": 10_000}
+                    shot = await c.request("screenshot", args, timeout=20)
+                    leaked = green_pixels(shot["jpeg"]) > (3 if annotate else 0)
+                    out.append((shot["method"], shot["timings"]["early_pixels_used"], leaked))
+        return out
+
+    assert asyncio.run(run()) == [("visible", 1.0, False)] * 4
+
+
+@pytest.mark.parametrize("annotate", [False, True])
 def test_pixels_sent_ahead_are_used_when_the_page_held_still(
     browser: HeadlessBrowser, pages_url: str, annotate: bool
 ) -> None:

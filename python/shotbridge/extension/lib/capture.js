@@ -709,6 +709,9 @@ async function captureVisible(ctx, tab, a, timings, why) {
   }
   for (let attempt = 1; ; attempt++) {
     const { pre, dataUrl, failed } = await visibleShot(tabId, tab.windowId, a, timings, why);
+    // As on the CDP path: the host may shrink the pixels while the page is checked below.
+    const early = a.early_pixels && !failed && !!dataUrl && dataUrl.length <= MAX_MESSAGE_BYTES;
+    if (early) ctx.partial({ ...visibleResult(a, tabId, pre, pre, /** @type {string} */ (dataUrl), timings, why), attempt });
     // "auto" hands animated secrets over to CDP still paused: resuming them first and pausing
     // them again there let a moving field slip past its mask (2 of 10 auto captures).
     const keepFrozen = failed instanceof AnimatedSecrets && a.method === 'auto';
@@ -729,7 +732,8 @@ async function captureVisible(ctx, tab, a, timings, why) {
       if (!pre.painted) await awaitFirstPaint(ctx, tabId);
       continue;
     }
-    return visibleResult(a, tabId, pre, post, /** @type {string} */ (dataUrl), timings, why);
+    const out = visibleResult(a, tabId, pre, post, /** @type {string} */ (dataUrl), timings, why);
+    return early ? { ...out, data_url: '', attempt } : { ...out, attempt };
   }
 }
 
