@@ -710,7 +710,7 @@ async function captureVisible(ctx, tab, a, timings, why) {
   for (let attempt = 1; ; attempt++) {
     const { pre, dataUrl, failed } = await visibleShot(tabId, tab.windowId, a, timings, why);
     // As on the CDP path: the host may shrink the pixels while the page is checked below.
-    const early = a.early_pixels && !failed && !!dataUrl && dataUrl.length <= MAX_MESSAGE_BYTES;
+    const early = a.early_pixels && !!dataUrl && dataUrl.length <= MAX_MESSAGE_BYTES; // none when it failed
     if (early) ctx.partial({ ...visibleResult(a, tabId, pre, pre, /** @type {string} */ (dataUrl), timings, why), attempt });
     // "auto" hands animated secrets over to CDP still paused: resuming them first and pausing
     // them again there let a moving field slip past its mask (2 of 10 auto captures).

@@ -113,16 +113,6 @@
     return now;
   }
 
-  /** Open or closed shadow root of `el` (extensions may see closed ones). @param {Element} el */
-  function shadowOf(el) {
-    try {
-      const c = /** @type {any} */ (globalThis).chrome;
-      return (c && c.dom && c.dom.openOrClosedShadowRoot ? c.dom.openOrClosedShadowRoot(el) : el.shadowRoot) || null;
-    } catch {
-      return el.shadowRoot || null;
-    }
-  }
-
   /** @param {MutationRecord[]} records */
   function onMutations(records) {
     for (const m of records) {
@@ -152,6 +142,8 @@
     if (parsing()) watchParsed(root);
   }
 
+  // Roots are found with page/shadow-roots.js (L.shadowRootOf, L.walkRoots), injected right after
+  // this file both as a content script and in the page library; only callbacks that run later use it.
   // Declarative shadow roots (<template shadowrootmode>) are made by the parser, not by
   // attachShadow. While the document is parsed, each inserted element is checked for one: the
   // parser runs our observers (a microtask checkpoint) before each of its scripts, so a root is
@@ -165,7 +157,7 @@
     if (!parserObserver) {
       /** @param {Node | null} n */
       const check = (n) => {
-        const sr = n && n.nodeType === 1 ? shadowOf(/** @type {Element} */ (n)) : null;
+        const sr = n && n.nodeType === 1 ? L.shadowRootOf(/** @type {Element} */ (n), true) : null;
         if (sr) watch(sr);
       };
       parserObserver = new MutationObserver((records) => {
@@ -297,15 +289,7 @@
     const walk = () => {
       if (parserObserver) parserObserver.disconnect();
       parserObserver = null;
-      /** @type {(Document | ShadowRoot)[]} */
-      const roots = [document];
-      for (let i = 0; i < roots.length; i++) {
-        for (const el of roots[i].querySelectorAll('*')) {
-          const sr = shadowOf(el);
-          if (sr) roots.push(sr);
-        }
-        watch(roots[i]);
-      }
+      for (const root of L.walkRoots(document, true)) watch(root);
     };
     if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', walk, { once: true });
   } catch {

@@ -105,9 +105,7 @@
     cache.pending.clear();
     for (const el of added) {
       if (!inDocument(doc, el)) continue;
-      const own = L.shadowRootOf(el, true);
-      if (own) add(cache, own);
-      for (const sub of el.querySelectorAll('*')) {
+      for (const sub of [el, ...el.querySelectorAll('*')]) {
         const sr = L.shadowRootOf(sub, true);
         if (sr) add(cache, sr);
       }
