@@ -5,11 +5,12 @@
 //! text they can (see `placement`), and a badge pushed away from its box is tied to it by a
 //! thin leader line.
 
+use crate::canvas::Canvas;
 use crate::font::digits;
 use crate::geometry::{FRect, IRect};
 use crate::limits::MAX_BADGES;
 use crate::placement::{place_with, preferred, Slot};
-use crate::raster::{Patch, Raster, Rgb};
+use crate::raster::Rgb;
 
 const OUTLINE_PX: i64 = 2;
 const PAD_X: i64 = 3;
@@ -78,7 +79,13 @@ fn nearest(r: IRect, x: i64, y: i64) -> (i64, i64) {
 }
 
 /// A 1 px line from the badge's nearest edge point to the box's nearest edge point.
-fn leader(img: &mut Raster, badge: IRect, target: IRect, rgb: Rgb, undo: Option<&mut Vec<Patch>>) {
+fn leader<C: Canvas>(
+    img: &mut C,
+    badge: IRect,
+    target: IRect,
+    rgb: Rgb,
+    undo: Option<&mut Vec<C::Patch>>,
+) {
     let (bx, by) = ((badge.x0 + badge.x1) / 2, (badge.y0 + badge.y1) / 2);
     let (tx, ty) = nearest(target, bx, by);
     let (sx, sy) = nearest(badge, tx, ty);
@@ -138,19 +145,20 @@ fn touches(r: &FRect, w: u32, h: u32) -> bool {
 
 /// Draw the first `MAX_BADGES` labels; later ones are ignored. With `undo`, the pixels drawn
 /// over are saved there first (see `Raster::restore`).
-pub fn annotate(
-    img: &mut Raster,
+pub fn annotate<C: Canvas>(
+    img: &mut C,
     labels: &[Label],
     text: Text<'_>,
-    mut undo: Option<&mut Vec<Patch>>,
+    mut undo: Option<&mut Vec<C::Patch>>,
 ) -> Annotated {
-    let (img_w, img_h) = (i64::from(img.width), i64::from(img.height));
+    let (width, height) = img.size();
+    let (img_w, img_h) = (i64::from(width), i64::from(height));
     let mut result = Annotated::default();
     let mut wanted = Vec::new();
     let mut numbers = Vec::new();
     let mut targets = Vec::new();
     for label in labels.iter().take(MAX_BADGES) {
-        let Some(rect) = label.rect.filter(|r| touches(r, img.width, img.height)) else {
+        let Some(rect) = label.rect.filter(|r| touches(r, width, height)) else {
             result.offscreen += 1;
             continue;
         };
@@ -210,7 +218,7 @@ fn outline(r: IRect) -> Vec<IRect> {
     ]
 }
 
-fn draw_badge(img: &mut Raster, s: Slot, number: u32, fill: Rgb) {
+fn draw_badge<C: Canvas>(img: &mut C, s: Slot, number: u32, fill: Rgb) {
     img.fill_rect(s.rect(), WHITE);
     img.fill_rect(s.rect().grow(-1), fill);
     let d = digits();
@@ -232,6 +240,7 @@ fn draw_badge(img: &mut Raster, s: Slot, number: u32, fill: Rgb) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::raster::Raster;
 
     fn label(x: f64, y: f64, w: f64, h: f64, number: u32) -> Label {
         Label {

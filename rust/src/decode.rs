@@ -4,16 +4,17 @@
 //! HiDPI captures are 2x their CSS size, and skipping those pixels is the largest saving.
 
 use png::{ColorType, Transformations};
-use turbojpeg::{Colorspace, Decompressor, Image, PixelFormat, ScalingFactor};
+use turbojpeg::{Colorspace, Decompressor, Image, PixelFormat, ScalingFactor, Subsamp, YuvImage};
 
 use crate::error::{CoreError, Result};
 use crate::header::{Format, Header};
 use crate::limits::MAX_PIXELS;
+use crate::planes::Planes;
 use crate::raster::{flatten_alpha, gray_to_color, Raster};
 
 #[derive(Debug)]
-pub struct Decoded {
-    pub raster: Raster,
+pub struct Decoded<P = Raster> {
+    pub raster: P,
     /// 1, 2, 4 or 8: the JPEG DCT scaling denominator used (1 for PNG).
     pub dct_denom: u32,
 }
@@ -112,6 +113,46 @@ fn decode_jpeg(data: &[u8], header: &Header, target: (u32, u32)) -> Result<Decod
         raster: Raster::new(w as u32, h as u32, 3, image.pixels),
         dct_denom: denom,
     })
+}
+
+/// `data` decoded to its 4:2:0 YCbCr planes (DCT-scaled like `decode`), when that gives an
+/// image of exactly `target` size: a browser's JPEG at its output size, or a HiDPI one at half.
+/// None for anything else (other subsampling, grey, lossless, a size that needs resampling):
+/// the caller decodes to RGB.
+pub fn decode_planes(
+    data: &[u8],
+    header: &Header,
+    target: (u32, u32),
+) -> Result<Option<Decoded<Planes>>> {
+    if header.format != Format::Jpeg {
+        return Ok(None);
+    }
+    let mut dec = Decompressor::new()
+        .map_err(|e| CoreError::Internal(format!("libjpeg-turbo init failed: {e}")))?;
+    let info = dec.read_header(data).map_err(corrupt_jpeg)?;
+    if info.is_lossless || info.subsamp != Subsamp::Sub2x2 || info.colorspace != Colorspace::YCbCr {
+        return Ok(None);
+    }
+    let denom = dct_denominator((header.width, header.height), target);
+    let factor = ScalingFactor::new(1, denom as usize);
+    let scaled = info.scaled(factor);
+    if (scaled.width, scaled.height) != (target.0 as usize, target.1 as usize) {
+        return Ok(None);
+    }
+    dec.set_scaling_factor(factor).map_err(corrupt_jpeg)?;
+    let mut planes = Planes::zeroed(target.0, target.1);
+    let image = YuvImage {
+        pixels: planes.buffer_mut(),
+        width: scaled.width,
+        align: 1,
+        height: scaled.height,
+        subsamp: Subsamp::Sub2x2,
+    };
+    dec.decompress_to_yuv(data, image).map_err(corrupt_jpeg)?;
+    Ok(Some(Decoded {
+        raster: planes,
+        dct_denom: denom,
+    }))
 }
 
 #[cfg(test)]

@@ -6,9 +6,12 @@
 //!   1.6 ms) for 4-11 % fewer bytes, and a half takes 0.7 ms.
 //! - `Effort::Small`, only once the fast bytes are over budget: optimized Huffman tables.
 
+use std::ops::Range;
+
 use turbojpeg::{Compressor, Image, PixelFormat, Subsamp};
 
 use crate::error::{CoreError, Result};
+use crate::planes::Planes;
 use crate::raster::Raster;
 
 /// How hard an encode works for fewer bytes.
@@ -95,20 +98,49 @@ impl Encoder {
         quality: u8,
         effort: Effort,
     ) -> Result<Vec<u8>> {
+        self.encode_rows(size, effort, |c, rows| {
+            let view = &pixels[rows.start * pitch..];
+            compress(c, view, (size.0, rows.len()), pitch, channels, quality)
+        })
+    }
+
+    /// Encode YCbCr planes as they are (no colour conversion, no chroma resampling).
+    pub fn encode_planes(
+        &mut self,
+        planes: &Planes,
+        quality: u8,
+        effort: Effort,
+    ) -> Result<Vec<u8>> {
+        let size = (planes.width as usize, planes.height as usize);
+        self.encode_rows(size, effort, |c, rows| {
+            c.set_quality(i32::from(quality)).map_err(internal)?;
+            c.compress_yuv_planes_to_vec(&planes.view(rows))
+                .map_err(internal)
+        })
+    }
+
+    /// Encode an image of `size` whose rows `compress` encodes with a given compressor: whole
+    /// on one thread, or (fast effort) as two halves on two threads joined into one JPEG.
+    fn encode_rows<F>(
+        &mut self,
+        size: (usize, usize),
+        effort: Effort,
+        compress: F,
+    ) -> Result<Vec<u8>>
+    where
+        F: Fn(&mut Compressor, Range<usize>) -> Result<Vec<u8>> + Sync,
+    {
         if effort == Effort::Small {
-            return compress(&mut self.small, pixels, size, pitch, channels, quality);
+            return compress(&mut self.small, 0..size.1);
         }
         let Some(split) = split_rows(size) else {
-            return compress(&mut self.fast, pixels, size, pitch, channels, quality);
+            return compress(&mut self.fast, 0..size.1);
         };
-        let (top_px, bottom_px) = pixels.split_at(split * pitch);
         let (fast, helper) = (&mut self.fast, &mut self.helper);
+        let compress = &compress;
         let (top, bottom) = std::thread::scope(|s| {
-            let bottom = s.spawn(move || {
-                let rows = size.1 - split;
-                compress(helper, bottom_px, (size.0, rows), pitch, channels, quality)
-            });
-            let top = compress(fast, top_px, (size.0, split), pitch, channels, quality);
+            let bottom = s.spawn(move || compress(helper, split..size.1));
+            let top = compress(fast, 0..split);
             let bottom = bottom
                 .join()
                 .unwrap_or_else(|_| Err(CoreError::Internal("encoder thread panicked".into())));
@@ -119,7 +151,7 @@ impl Encoder {
         match join(&top, &bottom, size.1, restart_interval) {
             Some(joined) => Ok(joined),
             // Not the layout `join` expects (never seen): one thread, whole image.
-            None => compress(&mut self.fast, pixels, size, pitch, channels, quality),
+            None => compress(&mut self.fast, 0..size.1),
         }
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod annotate;
 pub mod budget;
+pub mod canvas;
 pub mod decode;
 pub mod diff;
 pub mod diffimage;
@@ -16,10 +17,12 @@ pub mod font;
 pub mod geometry;
 pub mod header;
 pub mod input;
+pub mod labelled;
 pub mod limits;
 pub mod mask;
 pub mod pipeline;
 pub mod placement;
+pub mod planes;
 mod python;
 pub mod raster;
 pub mod resize;

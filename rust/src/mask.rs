@@ -4,13 +4,13 @@
 //! leak into its neighbours through the filter, and on the resized pixels so the output edge is
 //! crisp. Both happen before annotations and before any encoding.
 
+use crate::canvas::Canvas;
 use crate::geometry::{FRect, IRect};
-use crate::raster::Raster;
 
 const BLACK: [u8; 3] = [0, 0, 0];
 
 /// Paint every rect black, each grown outward to whole `align`-px blocks (align >= 1).
-pub fn apply(img: &mut Raster, rects: &[FRect], align: i64) {
+pub fn apply<C: Canvas>(img: &mut C, rects: &[FRect], align: i64) {
     for r in rects {
         img.fill_rect(aligned(r.cover(), align), BLACK);
     }
@@ -31,6 +31,7 @@ fn aligned(r: IRect, align: i64) -> IRect {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::raster::Raster;
 
     #[test]
     fn alignment_covers_whole_blocks() {

@@ -6,17 +6,20 @@ use std::time::Instant;
 
 use crate::annotate::{annotate, Annotated, Label, Text};
 use crate::budget;
-use crate::decode::decode;
+use crate::canvas::Canvas;
+use crate::decode::{decode, decode_planes};
 use crate::encode::{Effort, Encoder};
 use crate::error::{CoreError, Result};
 use crate::geometry::{fit, CssGeometry, FRect, IRect, Mapping};
 use crate::header::{read_header, Format};
 use crate::input::{image_bytes, Input};
+use crate::labelled;
 use crate::limits::{
     check_dimensions, MAX_BADGES, MAX_QUALITY, MAX_SIDE, MAX_TEXT_RECTS, MIN_MAX_BYTES, MIN_QUALITY,
 };
 use crate::mask;
-use crate::raster::{Patch, Raster};
+use crate::planes::Planes;
+use crate::raster::Raster;
 use crate::resize::{resize, resize_owned};
 use crate::wipe;
 
@@ -164,7 +167,7 @@ pub struct Output {
     pub timings_us: Vec<(&'static str, u64)>,
 }
 
-struct Clock {
+pub(crate) struct Clock {
     start: Instant,
     last: Instant,
     stages: Vec<(&'static str, u64)>,
@@ -180,7 +183,7 @@ impl Clock {
         }
     }
 
-    fn lap(&mut self, stage: &'static str) {
+    pub(crate) fn lap(&mut self, stage: &'static str) {
         let now = Instant::now();
         self.stages
             .push((stage, (now - self.last).as_micros() as u64));
@@ -219,13 +222,13 @@ fn mask_rects(map: &Mapping, masks: &[CssRect]) -> Result<Vec<FRect>> {
 }
 
 /// Paint masks then labels (saving what the labels cover into `undo`, if given).
-fn draw(
-    img: &mut Raster,
+pub(crate) fn draw<C: Canvas>(
+    img: &mut C,
     req: &Request<'_>,
     src: (u32, u32),
-    undo: Option<&mut Vec<Patch>>,
+    undo: Option<&mut Vec<C::Patch>>,
 ) -> Result<Annotated> {
-    let map = Mapping::new(&req.css, src, (img.width, img.height));
+    let map = Mapping::new(&req.css, src, img.size());
     let masks = mask_rects(&map, req.masks)?;
     mask::apply(img, &masks, 1);
     if req.boxes.is_empty() {
@@ -257,9 +260,9 @@ fn draw(
 /// Black out the request's masks on pixels decoded from a `src`-sized input. DCT-scaled JPEG
 /// pixels depend on whole 16x16-px MCUs of the source, so those masks are widened to whole
 /// scaled MCUs; others to a 2 px grid (a 4:2:0 chroma sample).
-fn paint_masks(
+fn paint_masks<C: Canvas>(
     req: &Request<'_>,
-    px: &mut Raster,
+    px: &mut C,
     src: (u32, u32),
     format: Format,
     dct_denom: u32,
@@ -267,7 +270,7 @@ fn paint_masks(
     if req.masks.is_empty() {
         return Ok(());
     }
-    let map = Mapping::new(&req.css, src, (px.width, px.height));
+    let map = Mapping::new(&req.css, src, px.size());
     let rects = mask_rects(&map, req.masks)?;
     let grid = if format == Format::Jpeg && dct_denom > 1 {
         (16 / dct_denom).max(2)
@@ -279,7 +282,7 @@ fn paint_masks(
 }
 
 /// The thumbnail size of a `(w, h)` image: `thumb_width` wide at most, aspect kept.
-fn thumb_size(opts: &Options, (w, h): (u32, u32)) -> (u32, u32) {
+pub(crate) fn thumb_size(opts: &Options, (w, h): (u32, u32)) -> (u32, u32) {
     let tw = opts.thumb_width.min(w);
     (
         tw,
@@ -288,7 +291,7 @@ fn thumb_size(opts: &Options, (w, h): (u32, u32)) -> (u32, u32) {
 }
 
 /// `img` resized to `size` and encoded within the thumbnail's byte budget.
-fn fit_thumbnail(
+pub(crate) fn fit_thumbnail(
     opts: &Options,
     img: &Raster,
     size: (u32, u32),
@@ -304,7 +307,7 @@ fn fit_thumbnail(
 }
 
 /// What stands for the thumbnail when none was asked for (`Options::thumbnail`).
-fn no_thumbnail() -> budget::Fitted {
+pub(crate) fn no_thumbnail() -> budget::Fitted {
     budget::Fitted {
         bytes: Vec::new(),
         quality: 0,
@@ -409,11 +412,31 @@ fn keep_as_is(
 /// `prepare` makes it and `finish` draws the labels and encodes, so a caller whose labels are
 /// still on their way (the host's early pixels) can decode meanwhile.
 pub struct Prepared {
-    base: Raster,
+    base: Base,
     src: (u32, u32),
     out: (u32, u32),
     dct_denom: u32,
     clock: Clock,
+}
+
+/// The decoded pixels: a browser JPEG's own YCbCr planes when they are already the output size
+/// (drawn on and encoded without colour conversions), RGB otherwise.
+enum Base {
+    Rgb(Raster),
+    Planes(Planes),
+}
+
+#[cfg(test)]
+impl Prepared {
+    pub(crate) fn on_planes(&self) -> bool {
+        matches!(self.base, Base::Planes(_))
+    }
+
+    /// The same image decoded to RGB instead (to compare the two ways of drawing).
+    pub(crate) fn redecode_as_rgb(&mut self, req: &Request<'_>) -> Result<()> {
+        self.base = Base::Rgb(rgb_base(req, self.out)?);
+        Ok(())
+    }
 }
 
 /// The checks every request passes before any pixel is read.
@@ -482,6 +505,19 @@ fn decoded(
     mut clock: Clock,
 ) -> Result<Prepared> {
     let src = (header.width, header.height);
+    if let Some(decoded) = decode_planes(data, header, out)? {
+        clock.lap("decode");
+        let mut planes = decoded.raster;
+        paint_masks(req, &mut planes, src, header.format, decoded.dct_denom)?;
+        clock.lap("resize"); // none needed: only the masks
+        return Ok(Prepared {
+            base: Base::Planes(planes),
+            src,
+            out,
+            dct_denom: decoded.dct_denom,
+            clock,
+        });
+    }
     let decoded = decode(data, header, out)?;
     clock.lap("decode");
     // Secrets are blacked out on the decoded pixels first, so the resampling filter cannot
@@ -491,12 +527,24 @@ fn decoded(
     let base = resize_owned(decoded_px, out.0, out.1)?;
     clock.lap("resize");
     Ok(Prepared {
-        base,
+        base: Base::Rgb(base),
         src,
         out,
         dct_denom: decoded.dct_denom,
         clock,
     })
+}
+
+/// `req`'s image decoded to RGB at `out` size with its masks painted, however it decodes best
+/// otherwise: for a budget that needs a smaller image than the planes it was drawn on.
+pub(crate) fn rgb_base(req: &Request<'_>, out: (u32, u32)) -> Result<Raster> {
+    let data = image_bytes(req.input)?;
+    let header = read_header(&data)?;
+    let src = (header.width, header.height);
+    let decoded = decode(&data, &header, out)?;
+    let mut px = decoded.raster;
+    paint_masks(req, &mut px, src, header.format, decoded.dct_denom)?;
+    resize_owned(px, out.0, out.1)
 }
 
 /// Draw `req`'s labels on a prepared image and encode it (and its thumbnail) within budget.
@@ -511,82 +559,15 @@ pub fn finish(prepared: Prepared, req: &Request<'_>) -> Result<Output> {
         mut clock,
     } = prepared;
     clock.resume();
-    let opts = req.options;
-
-    // Labels record the pixels they cover, so a budget downscale can recover the unlabelled
-    // image and redraw crisp labels at the new size without a full copy kept around.
-    let mut current = base;
-    let mut undo = Vec::new();
-    let Annotated {
-        drawn: badges_drawn,
-        offscreen: boxes_offscreen,
-        text_covered,
-    } = draw(&mut current, req, src, Some(&mut undo))?;
-    clock.lap("draw");
-
-    // The thumbnail is made from the same (final, labelled) pixels as the main image. Both
-    // are encoded at once on two threads: the thumbnail from the full-size pixels while the
-    // main image gets its first attempt (which usually fits). Only if the budget then shrinks
-    // the main image is the thumbnail made again from the smaller pixels. (The "encode" stage
-    // time therefore covers both; "thumbnail" is only the rare redo.)
-    let thumbnail = |img: &Raster, encoder: &mut Encoder| {
-        fit_thumbnail(
-            &opts,
-            img,
-            thumb_size(&opts, (img.width, img.height)),
-            encoder,
-        )
+    let labelled::Encoded {
+        main,
+        thumb,
+        annotated,
+    } = match base {
+        Base::Rgb(raster) => labelled::on_rgb(raster, req, src, out, &mut clock)?,
+        Base::Planes(planes) => labelled::on_planes(planes, req, src, out, &mut clock)?,
     };
-    let mut encoder = Encoder::new()?;
-    let (first, early_thumb) = if opts.thumbnail {
-        std::thread::scope(|s| {
-            let helper = s.spawn(|| thumbnail(&current, &mut Encoder::new()?));
-            let first = encoder.encode(&current, opts.quality);
-            let thumb = helper
-                .join()
-                .unwrap_or_else(|_| Err(CoreError::Internal("thumbnail thread panicked".into())));
-            (first, Some(thumb))
-        })
-    } else {
-        (encoder.encode(&current, opts.quality), None)
-    };
-    let mut first = Some(first?);
-    let mut unlabelled: Option<Raster> = None;
-    let main = budget::fit(
-        out,
-        opts.quality,
-        opts.min_quality,
-        opts.max_bytes,
-        |size, q, effort| {
-            if (size, q, effort) == (out, opts.quality, Effort::Fast) {
-                if let Some(bytes) = first.take() {
-                    return Ok(bytes);
-                }
-            }
-            if (current.width, current.height) != size {
-                let base = unlabelled.get_or_insert_with(|| {
-                    let mut b = std::mem::take(&mut current);
-                    b.restore(&undo);
-                    b
-                });
-                let mut img = resize(base, size.0, size.1)?;
-                draw(&mut img, req, src, None)?;
-                current = img;
-            }
-            encoder.encode_with(&current, q, effort)
-        },
-    )?;
-    drop(unlabelled);
-    clock.lap("encode");
-
     let (w, h) = main.size;
-    let thumb = match early_thumb {
-        None => no_thumbnail(), // none asked for (`Options::thumbnail`)
-        Some(early) if main.size == out => early?,
-        Some(_) => thumbnail(&current, &mut encoder)?,
-    };
-    clock.lap("thumbnail");
-
     let (sx, _) = req.css.source_scale(src.0, src.1);
     Ok(Output {
         jpeg: main.bytes,
@@ -603,9 +584,9 @@ pub fn finish(prepared: Prepared, req: &Request<'_>) -> Result<Output> {
         scale_applied: main.scale,
         thumb_quality: thumb.quality,
         thumb_downgraded: thumb.downgraded,
-        badges_drawn,
-        boxes_offscreen,
-        text_covered,
+        badges_drawn: annotated.drawn,
+        boxes_offscreen: annotated.offscreen,
+        text_covered: annotated.text_covered,
         dct_scale_denom: dct_denom,
         timings_us: clock.finish(),
     })
