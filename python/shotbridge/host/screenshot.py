@@ -252,8 +252,13 @@ async def _from_browser(link: Link, args: ScreenshotArgs, timings: Timings) -> _
     async def shrink_early(capture: CaptureResult) -> list[_Shrunk]:
         if found_job is None:
             return await _shrink_all(_page(capture, None, {}), args)
-        # The labels often reach the host after the pixels: the pixels are decoded meanwhile.
         timings["early_at"] = _epoch_ms()
+        if found_job.done() and not found_job.cancelled() and not found_job.exception():
+            # The labels came first (the page reused them): one call of the core, one thread.
+            done = await _shrink_all(_page(capture, found_job.result(), {}), args)
+            timings["labelled_at"] = _epoch_ms()
+            return done
+        # The labels reach the host after the pixels: the pixels are decoded meanwhile.
         prepared = asyncio.ensure_future(asyncio.to_thread(_prepare, capture, args))
         prepared.add_done_callback(lambda t: t.cancelled() or t.exception())
         page = _page(capture, await asyncio.shield(found_job), {})
