@@ -9,7 +9,9 @@ use crate::decode::decode;
 use crate::encode::{Effort, Encoder};
 use crate::error::{CoreError, Result};
 use crate::header::read_header;
-use crate::pipeline::{draw, fit_thumbnail, no_thumbnail, rgb_base, thumb_size, Clock, Request};
+use crate::pipeline::{
+    draw, fit_thumbnail, no_thumbnail, rgb_base, thumb_size, Clock, Options, Request,
+};
 use crate::planes::Planes;
 use crate::raster::Raster;
 use crate::resize::resize;
@@ -19,6 +21,14 @@ pub(crate) struct Encoded {
     pub main: budget::Fitted,
     pub thumb: budget::Fitted,
     pub annotated: Annotated,
+}
+
+/// The main image within the options' byte budget, `encode` rendering it at a size and quality.
+fn within_budget<F>(opts: &Options, out: (u32, u32), encode: F) -> Result<budget::Fitted>
+where
+    F: FnMut((u32, u32), u8, Effort) -> Result<Vec<u8>>,
+{
+    budget::fit(out, opts.quality, opts.min_quality, opts.max_bytes, encode)
 }
 
 /// Labels drawn on the YCbCr planes and encoded from them. A budget that needs a smaller image
@@ -35,25 +45,19 @@ pub(crate) fn on_planes(
     clock.lap("draw");
     let mut encoder = Encoder::new()?;
     let mut unlabelled: Option<Raster> = None;
-    let main = budget::fit(
-        out,
-        opts.quality,
-        opts.min_quality,
-        opts.max_bytes,
-        |size, q, effort| {
-            if size == out {
-                return encoder.encode_planes(&planes, q, effort);
-            }
-            let base = match unlabelled.take() {
-                Some(base) => base,
-                None => rgb_base(req, out)?,
-            };
-            let mut img = resize(&base, size.0, size.1)?;
-            unlabelled = Some(base);
-            draw(&mut img, req, src, None)?;
-            encoder.encode_with(&img, q, effort)
-        },
-    )?;
+    let main = within_budget(&opts, out, |size, q, effort| {
+        if size == out {
+            return encoder.encode_planes(&planes, q, effort);
+        }
+        let base = match unlabelled.take() {
+            Some(base) => base,
+            None => rgb_base(req, out)?,
+        };
+        let mut img = resize(&base, size.0, size.1)?;
+        unlabelled = Some(base);
+        draw(&mut img, req, src, None)?;
+        encoder.encode_with(&img, q, effort)
+    })?;
     clock.lap("encode");
     // From the labelled output itself (DCT-scaled): the planes have no RGB to resize.
     let thumb = if opts.thumbnail {
@@ -116,30 +120,24 @@ pub(crate) fn on_rgb(
     };
     let mut first = Some(first?);
     let mut unlabelled: Option<Raster> = None;
-    let main = budget::fit(
-        out,
-        opts.quality,
-        opts.min_quality,
-        opts.max_bytes,
-        |size, q, effort| {
-            if (size, q, effort) == (out, opts.quality, Effort::Fast) {
-                if let Some(bytes) = first.take() {
-                    return Ok(bytes);
-                }
+    let main = within_budget(&opts, out, |size, q, effort| {
+        if (size, q, effort) == (out, opts.quality, Effort::Fast) {
+            if let Some(bytes) = first.take() {
+                return Ok(bytes);
             }
-            if (current.width, current.height) != size {
-                let base = unlabelled.get_or_insert_with(|| {
-                    let mut b = std::mem::take(&mut current);
-                    b.restore(&undo);
-                    b
-                });
-                let mut img = resize(base, size.0, size.1)?;
-                draw(&mut img, req, src, None)?;
-                current = img;
-            }
-            encoder.encode_with(&current, q, effort)
-        },
-    )?;
+        }
+        if (current.width, current.height) != size {
+            let base = unlabelled.get_or_insert_with(|| {
+                let mut b = std::mem::take(&mut current);
+                b.restore(&undo);
+                b
+            });
+            let mut img = resize(base, size.0, size.1)?;
+            draw(&mut img, req, src, None)?;
+            current = img;
+        }
+        encoder.encode_with(&current, q, effort)
+    })?;
     drop(unlabelled);
     clock.lap("encode");
 

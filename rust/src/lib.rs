@@ -1,9 +1,10 @@
 //! shotbridge image core: one screenshot in, a small labelled JPEG (plus thumbnail) out.
 //!
 //! Module map, in pipeline order: `input` (bytes / data URL / base64) -> `header` (format and
-//! size, before any allocation; `limits`) -> `decode` -> `resize` -> `mask` -> `annotate`
-//! (`placement`, `font`) -> `encode` under `budget`. `pipeline` ties them together and
-//! `python` is the PyO3 binding.
+//! size, before any allocation; `limits`) -> `decode` (RGB `raster`, or a browser JPEG's own
+//! YCbCr `planes`) -> `resize` -> `mask` -> `annotate` (`placement`, `font`; both draw on a
+//! `canvas`) -> `encode` under `budget` (`labelled`: the two ways). `pipeline` ties them
+//! together and `python` is the PyO3 binding.
 
 pub mod annotate;
 pub mod budget;
