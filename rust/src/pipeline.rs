@@ -535,8 +535,8 @@ fn decoded(
     })
 }
 
-/// `req`'s image decoded to RGB at `out` size with its masks painted, however it decodes best
-/// otherwise: for a budget that needs a smaller image than the planes it was drawn on.
+/// `req`'s image decoded to RGB at `out` size, its masks painted: for a budget that needs a
+/// smaller image than the YCbCr planes it was labelled on.
 pub(crate) fn rgb_base(req: &Request<'_>, out: (u32, u32)) -> Result<Raster> {
     let data = image_bytes(req.input)?;
     let header = read_header(&data)?;

@@ -4,8 +4,10 @@
 //! colour conversions and a resampling of its chroma.
 //!
 //! A chroma sample stands for a 2x2 block of image px. Drawing over part of a block moves the
-//! sample toward the new colour by the share of the block covered, which is what the encoder's
-//! 2x2 averaging would have made of the same drawing on RGB pixels.
+//! sample toward the new colour by the share of the block covered: what the encoder's 2x2
+//! averaging makes of one such drawing on RGB pixels (a second drawing over the same block,
+//! where the first left its pixels' chroma unequal, is close to it but not exact). Masks cover
+//! whole blocks and set them outright.
 
 use std::ops::Range;
 
