@@ -4,7 +4,10 @@
 //! HiDPI captures are 2x their CSS size, and skipping those pixels is the largest saving.
 
 use png::{ColorType, Transformations};
-use turbojpeg::{Colorspace, Decompressor, Image, PixelFormat, ScalingFactor, Subsamp, YuvImage};
+use turbojpeg::{
+    Colorspace, DecompressHeader, Decompressor, Image, PixelFormat, ScalingFactor, Subsamp,
+    YuvImage,
+};
 
 use crate::error::{CoreError, Result};
 use crate::header::{Format, Header};
@@ -80,10 +83,16 @@ fn corrupt_jpeg(e: turbojpeg::Error) -> CoreError {
     CoreError::Corrupt(format!("truncated or corrupt JPEG: {e}"))
 }
 
-fn decode_jpeg(data: &[u8], header: &Header, target: (u32, u32)) -> Result<Decoded> {
+/// A decompressor that has read `data`'s header.
+fn open_jpeg(data: &[u8]) -> Result<(Decompressor, DecompressHeader)> {
     let mut dec = Decompressor::new()
         .map_err(|e| CoreError::Internal(format!("libjpeg-turbo init failed: {e}")))?;
     let info = dec.read_header(data).map_err(corrupt_jpeg)?;
+    Ok((dec, info))
+}
+
+fn decode_jpeg(data: &[u8], header: &Header, target: (u32, u32)) -> Result<Decoded> {
+    let (mut dec, info) = open_jpeg(data)?;
     if matches!(info.colorspace, Colorspace::CMYK | Colorspace::YCCK) {
         return Err(CoreError::UnknownFormat(
             "unsupported JPEG: CMYK colour".into(),
@@ -127,9 +136,7 @@ pub fn decode_planes(
     if header.format != Format::Jpeg {
         return Ok(None);
     }
-    let mut dec = Decompressor::new()
-        .map_err(|e| CoreError::Internal(format!("libjpeg-turbo init failed: {e}")))?;
-    let info = dec.read_header(data).map_err(corrupt_jpeg)?;
+    let (mut dec, info) = open_jpeg(data)?;
     if info.is_lossless || info.subsamp != Subsamp::Sub2x2 || info.colorspace != Colorspace::YCbCr {
         return Ok(None);
     }

@@ -518,21 +518,35 @@ fn decoded(
             clock,
         });
     }
-    let decoded = decode(data, header, out)?;
-    clock.lap("decode");
-    // Secrets are blacked out on the decoded pixels first, so the resampling filter cannot
-    // smear them into the output.
-    let mut decoded_px = decoded.raster;
-    paint_masks(req, &mut decoded_px, src, header.format, decoded.dct_denom)?;
-    let base = resize_owned(decoded_px, out.0, out.1)?;
-    clock.lap("resize");
+    let (base, dct_denom) = masked_rgb(req, data, header, out, &mut clock)?;
     Ok(Prepared {
         base: Base::Rgb(base),
         src,
         out,
-        dct_denom: decoded.dct_denom,
+        dct_denom,
         clock,
     })
+}
+
+/// Decode to RGB (DCT-scaled toward `out`), black out the masks, resize to `out`; with the DCT
+/// denominator used.
+fn masked_rgb(
+    req: &Request<'_>,
+    data: &[u8],
+    header: &crate::header::Header,
+    out: (u32, u32),
+    clock: &mut Clock,
+) -> Result<(Raster, u32)> {
+    let decoded = decode(data, header, out)?;
+    clock.lap("decode");
+    // Secrets are blacked out on the decoded pixels first, so the resampling filter cannot
+    // smear them into the output.
+    let mut px = decoded.raster;
+    let src = (header.width, header.height);
+    paint_masks(req, &mut px, src, header.format, decoded.dct_denom)?;
+    let base = resize_owned(px, out.0, out.1)?;
+    clock.lap("resize");
+    Ok((base, decoded.dct_denom))
 }
 
 /// `req`'s image decoded to RGB at `out` size, its masks painted: for a budget that needs a
@@ -540,11 +554,7 @@ fn decoded(
 pub(crate) fn rgb_base(req: &Request<'_>, out: (u32, u32)) -> Result<Raster> {
     let data = image_bytes(req.input)?;
     let header = read_header(&data)?;
-    let src = (header.width, header.height);
-    let decoded = decode(&data, &header, out)?;
-    let mut px = decoded.raster;
-    paint_masks(req, &mut px, src, header.format, decoded.dct_denom)?;
-    resize_owned(px, out.0, out.1)
+    Ok(masked_rgb(req, &data, &header, out, &mut Clock::new())?.0)
 }
 
 /// Draw `req`'s labels on a prepared image and encode it (and its thumbnail) within budget.
