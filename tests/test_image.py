@@ -425,3 +425,17 @@ def test_threads_run_concurrently_without_corruption(image_bytes: ImageBytes) ->
     for t in threads:
         t.join()
     assert results == [expected] * 4
+
+
+def test_prepare_then_finish_under_a_tight_budget_is_shrink() -> None:
+    """A budget below the prepared planes' size re-decodes the input: finish still has it."""
+    buf = io.BytesIO()
+    noisy = Image.effect_noise((800, 600), 90).convert("RGB")
+    noisy.save(buf, "JPEG", quality=90, subsampling=2)  # 4:2:0 at output size: the planes path
+    data = buf.getvalue()
+    options = ShrinkOptions(max_bytes=20_000, thumbnail=False)
+    boxes = [Box(x=10, y=20, width=300, height=40, label=2)]
+    whole = shrink(data, options, boxes=boxes)
+    split = finish(prepare(data, options), boxes=boxes)
+    assert split.jpeg == whole.jpeg and len(split.jpeg) <= 20_000
+    assert split.width < 800 and split.badges_drawn == 1

@@ -32,9 +32,10 @@ where
 }
 
 /// Labels drawn on the YCbCr planes and encoded from them. A budget that needs a smaller image
-/// decodes the input again to RGB (rare: a browser's screenshot at q60 is far under it).
+/// decodes the input (`data`) again to RGB (rare: a browser's screenshot at q60 is far under it).
 pub(crate) fn on_planes(
     mut planes: Planes,
+    data: &[u8],
     req: &Request<'_>,
     src: (u32, u32),
     out: (u32, u32),
@@ -51,7 +52,7 @@ pub(crate) fn on_planes(
         }
         let base = match unlabelled.take() {
             Some(base) => base,
-            None => rgb_base(req, out)?,
+            None => rgb_base(data, req, out)?,
         };
         let mut img = resize(&base, size.0, size.1)?;
         unlabelled = Some(base);

@@ -413,6 +413,9 @@ fn keep_as_is(
 /// still on their way (the host's early pixels) can decode meanwhile.
 pub struct Prepared {
     base: Base,
+    /// The input's bytes: a budget that needs a smaller image than the planes decodes them
+    /// again (`finish`'s caller passes only the labels).
+    data: Vec<u8>,
     src: (u32, u32),
     out: (u32, u32),
     dct_denom: u32,
@@ -434,7 +437,7 @@ impl Prepared {
 
     /// The same image decoded to RGB instead (to compare the two ways of drawing).
     pub(crate) fn redecode_as_rgb(&mut self, req: &Request<'_>) -> Result<()> {
-        self.base = Base::Rgb(rgb_base(req, self.out)?);
+        self.base = Base::Rgb(rgb_base(&self.data, req, self.out)?);
         Ok(())
     }
 }
@@ -477,14 +480,15 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
             return keep_as_is(req, &kept, &header, q, thumb?, clock);
         }
     }
-    finish(decoded(req, &data, &header, out, clock)?, req)
+    let prepared = decoded(req, &data, &header, out, clock)?;
+    label(prepared, &data, req)
 }
 
 /// Decode `req`'s image and paint its masks, ready for `finish` (the labels are not read).
 pub fn prepare(req: &Request<'_>) -> Result<Prepared> {
     validate(req)?;
     let clock = Clock::new();
-    let data = image_bytes(req.input)?;
+    let data = image_bytes(req.input)?.into_owned();
     let header = read_header(&data)?;
     check_dimensions(u64::from(header.width), u64::from(header.height))?;
     let out = fit(
@@ -493,7 +497,8 @@ pub fn prepare(req: &Request<'_>) -> Result<Prepared> {
         req.options.max_width,
         req.options.max_long_edge,
     );
-    decoded(req, &data, &header, out, clock)
+    let prepared = decoded(req, &data, &header, out, clock)?;
+    Ok(Prepared { data, ..prepared })
 }
 
 /// Decode (DCT-scaled toward `out`), black out the masks, resize to `out`.
@@ -512,6 +517,7 @@ fn decoded(
         clock.lap("resize"); // none needed: only the masks
         return Ok(Prepared {
             base: Base::Planes(planes),
+            data: Vec::new(),
             src,
             out,
             dct_denom: decoded.dct_denom,
@@ -521,6 +527,7 @@ fn decoded(
     let (base, dct_denom) = masked_rgb(req, data, header, out, &mut clock)?;
     Ok(Prepared {
         base: Base::Rgb(base),
+        data: Vec::new(),
         src,
         out,
         dct_denom,
@@ -549,24 +556,30 @@ fn masked_rgb(
     Ok((base, decoded.dct_denom))
 }
 
-/// `req`'s image decoded to RGB at `out` size, its masks painted: for a budget that needs a
-/// smaller image than the YCbCr planes it was labelled on.
-pub(crate) fn rgb_base(req: &Request<'_>, out: (u32, u32)) -> Result<Raster> {
-    let data = image_bytes(req.input)?;
-    let header = read_header(&data)?;
-    Ok(masked_rgb(req, &data, &header, out, &mut Clock::new())?.0)
+/// `data` (`req`'s image) decoded to RGB at `out` size, its masks painted: for a budget that
+/// needs a smaller image than the YCbCr planes it was labelled on.
+pub(crate) fn rgb_base(data: &[u8], req: &Request<'_>, out: (u32, u32)) -> Result<Raster> {
+    let header = read_header(data)?;
+    Ok(masked_rgb(req, data, &header, out, &mut Clock::new())?.0)
 }
 
 /// Draw `req`'s labels on a prepared image and encode it (and its thumbnail) within budget.
 /// `req` must carry the options, geometry and masks `prepared` was made with.
-pub fn finish(prepared: Prepared, req: &Request<'_>) -> Result<Output> {
+pub fn finish(mut prepared: Prepared, req: &Request<'_>) -> Result<Output> {
     validate(req)?;
+    let data = std::mem::take(&mut prepared.data);
+    label(prepared, &data, req)
+}
+
+/// Draw the labels on `prepared` (made from `data`) and encode.
+fn label(prepared: Prepared, data: &[u8], req: &Request<'_>) -> Result<Output> {
     let Prepared {
         base,
         src,
         out,
         dct_denom,
         mut clock,
+        ..
     } = prepared;
     clock.resume();
     let labelled::Encoded {
@@ -575,7 +588,7 @@ pub fn finish(prepared: Prepared, req: &Request<'_>) -> Result<Output> {
         annotated,
     } = match base {
         Base::Rgb(raster) => labelled::on_rgb(raster, req, src, out, &mut clock)?,
-        Base::Planes(planes) => labelled::on_planes(planes, req, src, out, &mut clock)?,
+        Base::Planes(planes) => labelled::on_planes(planes, data, req, src, out, &mut clock)?,
     };
     let (w, h) = main.size;
     let (sx, _) = req.css.source_scale(src.0, src.1);
