@@ -18,7 +18,7 @@ import asyncio
 import math
 import time
 from collections.abc import Awaitable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import Field
@@ -90,16 +90,46 @@ class Owner(Protocol):
     def screenshot_taken(self, result: ScreenshotResult, cause: Cause) -> None: ...
 
 
+@dataclass(frozen=True)
+class _Labels:
+    """The page's elements as a screenshot labels them: worked out as soon as they reach the
+    host (usually before the pixels), so that what waits for the pixels is the core's call."""
+
+    found: DiscoverResult
+    annotations: list[Annotation]
+    boxes: list[Box]  # each annotation's box to draw, viewport CSS px
+    dumped: list[dict[str, Any]]  # the annotations as the registry keeps them
+
+
+def _labelled(found: DiscoverResult) -> _Labels:
+    from shotbridge import image  # the core loads only where pixels are handled
+
+    annotations = to_annotations(found.elements)
+    return _Labels(
+        found=found,
+        annotations=annotations,
+        boxes=[image.Box(label=a.label, **a.bounds.model_dump()) for a in annotations],
+        dumped=[a.model_dump() for a in annotations],
+    )
+
+
 @dataclass
 class _Page:
     """What the browser gave for one screenshot."""
 
     capture: CaptureResult
-    found: DiscoverResult | None
+    labels: _Labels | None
     ext_timings: dict[str, Any]
-    annotations: list[Annotation] = field(default_factory=list)
     # The pixels the extension sent ahead of its reply, already being shrunk.
     early: EarlyPixels[list[_Shrunk]] | None = None
+
+    @property
+    def found(self) -> DiscoverResult | None:
+        return self.labels.found if self.labels else None
+
+    @property
+    def annotations(self) -> list[Annotation]:
+        return self.labels.annotations if self.labels else []
 
     @property
     def parts(self) -> list[CaptureTile | CaptureResult]:
@@ -279,29 +309,33 @@ async def _from_browser(link: Link, args: ScreenshotArgs, timings: Timings) -> _
         if found_job:
             found_job.cancel()
         raise
-    found = await found_job if found_job else None
-    if found is not None:  # the page read its labels afresh, or reused them (bench stages)
-        timings["labels_reused"] = int(found.reused)
+    labels = await found_job if found_job else None
+    if labels is not None:  # the page read its labels afresh, or reused them (bench stages)
+        timings["labels_reused"] = int(labels.found.reused)
     if args.annotate and found_job is None:
         # The capture scrolls first: elements must be found where they are after that.
         found_args = _discover_args(args, beside_capture=False)
-        found = await _found(link.request("discover", found_args, timeout=timeout))
+        labels = _labelled(await _found(link.request("discover", found_args, timeout=timeout)))
     ext_timings = raw_capture.get("timings") if isinstance(raw_capture, dict) else None
     capture = early.complete(CaptureResult.model_validate(raw_capture))
     timings["browser_ms"] = _since(t1)
-    return _page(capture, found, ext_timings if isinstance(ext_timings, dict) else {}, early)
+    return _page(capture, labels, ext_timings if isinstance(ext_timings, dict) else {}, early)
 
 
 def _labels_beside(
     link: Link, args: ScreenshotArgs, timings: Timings
-) -> asyncio.Task[DiscoverResult] | None:
+) -> asyncio.Task[_Labels] | None:
     """The labels, asked for beside the capture (None without labels)."""
     if not args.annotate:
         return None
-    job = asyncio.create_task(_remembered(link, args, timings))
+    job = asyncio.create_task(_labels_of(link, args, timings))
     # Its error is the caller's only when the capture got that far (awaited there).
     job.add_done_callback(lambda t: t.cancelled() or t.exception())
     return job
+
+
+async def _labels_of(link: Link, args: ScreenshotArgs, timings: Timings) -> _Labels:
+    return _labelled(await _remembered(link, args, timings))
 
 
 async def _remembered(link: Link, args: ScreenshotArgs, timings: Timings) -> DiscoverResult:
@@ -320,13 +354,12 @@ async def _found(job: Awaitable[dict[str, Any]]) -> DiscoverResult:
 
 def _page(
     capture: CaptureResult,
-    found: DiscoverResult | None,
+    labels: _Labels | None,
     ext: dict[str, Any],
     early: EarlyPixels[list[_Shrunk]] | None = None,
 ) -> _Page:
     _placeable(capture.masks)
-    annotations = to_annotations(found.elements if found else [])
-    return _Page(capture, found, ext, annotations, early)
+    return _Page(capture, labels, ext, early)
 
 
 def _shrink_part(page: _Page, part: CaptureTile | CaptureResult, options: ShrinkOptions) -> _Shrunk:
@@ -352,13 +385,16 @@ def _labels_in(page: _Page, part: CaptureTile | CaptureResult) -> tuple[list[Box
     """The labels and the page's text rects that fall in one image, in its own CSS px."""
     from shotbridge import image
 
+    if page.labels is None:
+        return [], []
     origin, css_size = part.origin, part.css_size
     boxes = [
-        image.Box(label=a.label, x=r.x, y=r.y, width=r.width, height=r.height)
-        for a in page.annotations
+        # A viewport capture moves no box: the one made when the labels came is drawn.
+        box if r is a.bounds else image.Box(label=a.label, **r.model_dump())
+        for a, box in zip(page.labels.annotations, page.labels.boxes, strict=True)
         if _within(r := _shift(a.bounds, origin), css_size)
     ]
-    return boxes, _inside(page.found.text_rects if page.found else [], origin, css_size)
+    return boxes, _inside(page.labels.found.text_rects, origin, css_size)
 
 
 def _prepare(capture: CaptureResult, args: ScreenshotArgs) -> Prepared:
@@ -406,7 +442,7 @@ def _register(owner: Owner | None, page: _Page, args: ScreenshotArgs, done: list
     """Give every image its ``screenshot_id`` in the session's registry (none without one)."""
     if owner is None:
         return
-    capture, labels = page.capture, [a.model_dump() for a in page.annotations]
+    capture, labels = page.capture, page.labels.dumped if page.labels else []
     for i, (shrunk, part) in enumerate(zip(done, page.parts, strict=True)):
         shrunk.screenshot_id = owner.shots.add(
             url=capture.url,
