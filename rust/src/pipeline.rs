@@ -412,10 +412,15 @@ fn keep_as_is(
 /// `prepare` makes it and `finish` draws the labels and encodes, so a caller whose labels are
 /// still on their way (the host's early pixels) can decode meanwhile.
 pub struct Prepared {
-    base: Base,
+    decoded: Decoded,
     /// The input's bytes: a budget that needs a smaller image than the planes decodes them
     /// again (`finish`'s caller passes only the labels).
     data: Vec<u8>,
+}
+
+/// The pixels ready for labels, and what the output's numbers need of the decode.
+struct Decoded {
+    base: Base,
     src: (u32, u32),
     out: (u32, u32),
     dct_denom: u32,
@@ -432,12 +437,12 @@ enum Base {
 #[cfg(test)]
 impl Prepared {
     pub(crate) fn on_planes(&self) -> bool {
-        matches!(self.base, Base::Planes(_))
+        matches!(self.decoded.base, Base::Planes(_))
     }
 
     /// The same image decoded to RGB instead (to compare the two ways of drawing).
     pub(crate) fn redecode_as_rgb(&mut self, req: &Request<'_>) -> Result<()> {
-        self.base = Base::Rgb(rgb_base(&self.data, req, self.out)?);
+        self.decoded.base = Base::Rgb(rgb_base(&self.data, req, self.decoded.out)?);
         Ok(())
     }
 }
@@ -480,8 +485,8 @@ pub fn run(req: &Request<'_>) -> Result<Output> {
             return keep_as_is(req, &kept, &header, q, thumb?, clock);
         }
     }
-    let prepared = decoded(req, &data, &header, out, clock)?;
-    label(prepared, &data, req)
+    let decoded = decode_masked(req, &data, &header, out, clock)?;
+    label(decoded, &data, req)
 }
 
 /// Decode `req`'s image and paint its masks, ready for `finish` (the labels are not read).
@@ -497,27 +502,26 @@ pub fn prepare(req: &Request<'_>) -> Result<Prepared> {
         req.options.max_width,
         req.options.max_long_edge,
     );
-    let prepared = decoded(req, &data, &header, out, clock)?;
-    Ok(Prepared { data, ..prepared })
+    let decoded = decode_masked(req, &data, &header, out, clock)?;
+    Ok(Prepared { decoded, data })
 }
 
 /// Decode (DCT-scaled toward `out`), black out the masks, resize to `out`.
-fn decoded(
+fn decode_masked(
     req: &Request<'_>,
     data: &[u8],
     header: &crate::header::Header,
     out: (u32, u32),
     mut clock: Clock,
-) -> Result<Prepared> {
+) -> Result<Decoded> {
     let src = (header.width, header.height);
     if let Some(decoded) = decode_planes(data, header, out)? {
         clock.lap("decode");
         let mut planes = decoded.raster;
         paint_masks(req, &mut planes, src, header.format, decoded.dct_denom)?;
         clock.lap("resize"); // none needed: only the masks
-        return Ok(Prepared {
+        return Ok(Decoded {
             base: Base::Planes(planes),
-            data: Vec::new(),
             src,
             out,
             dct_denom: decoded.dct_denom,
@@ -525,9 +529,8 @@ fn decoded(
         });
     }
     let (base, dct_denom) = masked_rgb(req, data, header, out, &mut clock)?;
-    Ok(Prepared {
+    Ok(Decoded {
         base: Base::Rgb(base),
-        data: Vec::new(),
         src,
         out,
         dct_denom,
@@ -565,22 +568,20 @@ pub(crate) fn rgb_base(data: &[u8], req: &Request<'_>, out: (u32, u32)) -> Resul
 
 /// Draw `req`'s labels on a prepared image and encode it (and its thumbnail) within budget.
 /// `req` must carry the options, geometry and masks `prepared` was made with.
-pub fn finish(mut prepared: Prepared, req: &Request<'_>) -> Result<Output> {
+pub fn finish(prepared: Prepared, req: &Request<'_>) -> Result<Output> {
     validate(req)?;
-    let data = std::mem::take(&mut prepared.data);
-    label(prepared, &data, req)
+    label(prepared.decoded, &prepared.data, req)
 }
 
-/// Draw the labels on `prepared` (made from `data`) and encode.
-fn label(prepared: Prepared, data: &[u8], req: &Request<'_>) -> Result<Output> {
-    let Prepared {
+/// Draw the labels on `decoded` (made from `data`) and encode.
+fn label(decoded: Decoded, data: &[u8], req: &Request<'_>) -> Result<Output> {
+    let Decoded {
         base,
         src,
         out,
         dct_denom,
         mut clock,
-        ..
-    } = prepared;
+    } = decoded;
     clock.resume();
     let labelled::Encoded {
         main,
