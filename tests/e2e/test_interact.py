@@ -143,6 +143,34 @@ def test_a_still_page_is_read_once_and_every_action_shows(
     run(ibrowser, pages_url, scenario)
 
 
+def test_the_look_right_after_an_action_is_the_read_made_while_it_waited(
+    ibrowser: HeadlessBrowser, pages_url: str
+) -> None:
+    """An action waits for a navigation to start; the page reads what the last look asked
+    meanwhile (page/discover.js readAhead), so the look right after it reuses that read, and the
+    read shows what the action changed."""
+
+    async def look(s: Session) -> dict[str, Any]:
+        args = {"target": "interactive", "text_rects": True, "include_offscreen": True}
+        return await s.client.request("discover", args, timeout=10)
+
+    def bottom(found: dict[str, Any]) -> dict[str, Any]:
+        return next(e for e in found["elements"] if e["selector"] == "#bottom-btn")
+
+    async def scenario(s: Session) -> None:
+        await s.open()
+        assert bottom(await look(s))["text"] == "Bottom"
+        await s.act(action="click", selector="#bottom-btn")  # renames it, scrolls to it
+        after = await look(s)
+        assert after["reused"] is True
+        assert bottom(after)["text"] == "Bottom clicked"
+        assert after["scroll"]["y"] > 5000
+        await s.act(action="scroll", to="top")
+        assert (await look(s))["scroll"]["y"] == 0
+
+    run(ibrowser, pages_url, scenario)
+
+
 def test_type_fills_the_field_and_enter_submits(ibrowser: HeadlessBrowser, pages_url: str) -> None:
     async def scenario(s: Session) -> None:
         shot = await s.open()

@@ -5,7 +5,7 @@
 // Every action reports what was under the point before acting and waits for the page to settle.
 
 import { Code, ShotError } from './errors.js';
-import { callPage } from './page.js';
+import { callPage, callPageAll } from './page.js';
 import { elementAtDeep, inFocusedFrame, locateDeep, pointOnDeep } from './frames.js';
 import { isAttached, withDebugger } from './debugger.js';
 import { targetTab } from './tabs.js';
@@ -30,6 +30,8 @@ const BUTTON_BITS = { left: 1, right: 2, middle: 4 };
 // How long a click/keypress gets to start a navigation after the first paint before we decide
 // it did not (form submission starts asynchronously, within a task or two).
 const NAVIGATION_GRACE_MS = 60;
+// The longest an action's answer waits for the page's read ahead of the next look.
+const READ_AHEAD_MAX_MS = 150;
 const WHEEL_SETTLE_MAX_MS = 1500;
 const IS_MAC = /Mac/i.test(/** @type {any} */ (navigator).userAgentData?.platform || navigator.platform || '');
 
@@ -114,7 +116,7 @@ async function settle(ctx, tabId, nav) {
   ctx.step = 'waiting for the page to settle';
   // The page may be unloading: then the script fails, which is fine.
   await ctx.guard(within(callPage(tabId, 'nextPaint', { max_ms: 200 }), 400, null));
-  if (!nav.started) await sleep(NAVIGATION_GRACE_MS);
+  if (!nav.started) await Promise.all([sleep(NAVIGATION_GRACE_MS), readAhead(tabId)]);
   if (!nav.loading) return { still_loading: false };
   ctx.step = 'waiting for the navigation the action started to load';
   const deadline = performance.now() + Math.max(0, ctx.remainingMs() - 300);
@@ -126,6 +128,14 @@ async function settle(ctx, tabId, nav) {
   }
   return { still_loading: true };
 }
+
+/**
+ * Every frame reads what the last looks asked while the action waits for a navigation
+ * (page/discover.js readAhead): a look right after the action then reuses it. Best effort, and
+ * bounded so a huge page does not hold the action's answer long.
+ * @param {number} tabId
+ */
+const readAhead = (tabId) => within(callPageAll(tabId, 'readAhead', null, { allFrames: true }), READ_AHEAD_MAX_MS, null);
 
 /**
  * Page state after the action; survives a page the library cannot run in any more.

@@ -57,7 +57,7 @@ function trampoline(name, args, version, rules) {
 // otherwise waits for document_idle, which a page still streaming its HTML never reaches, so
 // observing such a page would hang until its timeout. Actions (input, scrolling, locating a
 // target) keep waiting: they act on the page once it is there.
-const AT_ONCE = new Set(['pageInfo', 'discover', 'probe', 'thawAnimations', 'nextPaint', 'firstPaint', 'pageState']);
+const AT_ONCE = new Set(['pageInfo', 'discover', 'readAhead', 'probe', 'thawAnimations', 'nextPaint', 'firstPaint', 'pageState']);
 
 /**
  * Call `__shotbridge[name](args)` in the tab's frames.

@@ -547,13 +547,8 @@
     const viewport = viewportNow();
     const read = yield* geometry({ args, target, roots }, viewport);
     if (!('ordered' in read)) return read;
-    const { ordered, hidden, texts, info, reused, described } = read;
-    // States are read afresh every time: a property (`checked`, focus) may change with no mutation
-    // or event to say so. Names, selectors and locators depend on the DOM and its style alone.
-    const elements = ordered.slice(0, max).map(({ k, bounds }, i) => {
-      const known = described[i];
-      return known ? { ...known, state: L.states(k.el, k.role) } : (described[i] = describe(k, bounds, viewport));
-    });
+    const { ordered, hidden, texts, info, reused } = read;
+    const elements = describeFirst(read, max, viewport);
     const answer = {
       ...L.pageHeader(),
       headings: info.headings || [],
@@ -574,6 +569,22 @@
     const kind = JSON.stringify([target, args.selector ?? null, max, !!args.include_offscreen, args.covered !== false,
       !!args.text_rects, !!args.frames]);
     return { ...L.sameOrNew(kind, answer, args.known), reused };
+  }
+
+  /**
+   * What the host learns of the first `max` elements of a read. Names, selectors and locators
+   * depend on the DOM and its style alone: described once per read, kept with it. States are
+   * read afresh every time: a property (`checked`, focus) may change with no mutation or event
+   * to say so.
+   * @param {Geometry} read
+   * @param {number} max
+   * @param {{x: number, y: number, width: number, height: number}} viewport
+   */
+  function describeFirst({ ordered, described }, max, viewport) {
+    return ordered.slice(0, max).map(({ k, bounds }, i) => {
+      const known = described[i];
+      return known ? { ...known, state: L.states(k.el, k.role) } : (described[i] = describe(k, bounds, viewport));
+    });
   }
 
   /** @type {Map<string, {mark: string, read: Geometry}>} the last reads, by what they asked */
@@ -652,9 +663,30 @@
       return;
     }
     prereads--;
+    readAsked();
+  }
+
+  /**
+   * An action's effects are painted and it waits to see whether a navigation starts
+   * (lib/input.js): the page reads what the last looks asked meanwhile, so a look right after
+   * the action reuses that read while nothing changes, instead of reading beside its capture.
+   * Answers how many questions were read.
+   */
+  L.readAhead = () => {
+    if (L.captureInFlight || !asked.size) return 0;
+    readAsked();
+    return asked.size;
+  };
+
+  /** Read now what the last looks asked, described as they were, for the next look to reuse. */
+  function readAsked() {
     const roots = L.allRoots(document, true);
+    const viewport = viewportNow();
     L.withDomMemo(roots, () => {
-      for (const { args, target } of asked.values()) atOnce(geometry({ args, target, roots }, viewportNow(), true));
+      for (const { args, target } of asked.values()) {
+        const read = atOnce(geometry({ args, target, roots }, viewport, true));
+        if ('ordered' in read) describeFirst(read, args.max || 50, viewport);
+      }
     });
   }
 
