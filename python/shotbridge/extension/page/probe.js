@@ -454,10 +454,6 @@
     const secret = secretSelector(args && args.mask_selectors);
     if ('error' in secret) return { isTop: window === window.top, error: secret.error };
     const isTop = window === window.top;
-    const { out, watching, watched } = secretsNow(args, secret.selector, isTop);
-    // This document's roots (not its frames'), for a label read beside this capture: labels
-    // only, so roots a page attaches in the few ms before that read are missed at worst.
-    if (args && args.freeze) L.captureRoots = out.roots.filter((r) => (r.nodeType === 9 ? r : r.ownerDocument) === document);
     // A frame its parent cannot reach into (cross-origin) must be masked whole when it has secrets.
     let reachable = false;
     try {
@@ -465,6 +461,12 @@
     } catch {
       reachable = false;
     }
+    // One its parent reaches into is measured, paused and watched by the parent's probe.
+    if (reachable) return { isTop, hasSecrets: false, reachable };
+    const { out, watching, watched } = secretsNow(args, secret.selector, isTop);
+    // This document's roots (not its frames'), for a label read beside this capture: labels
+    // only, so roots a page attaches in the few ms before that read are missed at worst.
+    if (args && args.freeze) L.captureRoots = out.roots.filter((r) => (r.nodeType === 9 ? r : r.ownerDocument) === document);
     if (!isTop) return { isTop, hasSecrets: out.masks.length > 0, reachable };
     const first = performance.getEntriesByType('paint')[0];
     return {
