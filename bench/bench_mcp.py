@@ -301,9 +301,10 @@ async def after_keypress(
     """Our `tool` after an action (untimed), right away or after `pause_s`.
 
     A keypress of Shift changes nothing a user sees, but it is input: the page may have restyled
-    (page/unchanged.js), so the labels read before it are not reused. Right away, an annotated
-    observe reads them in full; after a pause, the page has read them again while idle
-    (page/discover.js).
+    (page/unchanged.js), so the labels read before it are not reused as they were. The page
+    reads them again while the action waits for a navigation to start (lib/input.js, page/
+    discover.js readAhead), so right away an annotated observe reuses that read unless the page
+    changed after it; after a pause, the page has read them again while idle if it changed.
     """
     check(await ours.call_tool("interact", {"action": "keypress", "key": "Shift"}), "keypress")
     await asyncio.sleep(pause_s)
@@ -742,8 +743,10 @@ def header(results: list[PageResult], info: dict[str, Any], args: argparse.Names
         "client around `tools/call` over stdio. Our annotated observe is timed three ways: at a "
         "page unchanged since our last look (its geometry is reused, extension/page/"
         "unchanged.js); right after an untimed `interact` keypress (Shift: input, so the labels "
-        f"are read in full, as right after any action); and {TURN_S:g} s after one, the shortest "
-        "turn of a model between acting and looking (the page has read them again while idle); "
+        "read before it are not reused; the page reads them again while the action waits for a "
+        "navigation to start, as after any action, and the observe reuses that read unless the "
+        "page changed after it: see the row 'labels reused'); and "
+        f"{TURN_S:g} s after one, the shortest turn of a model between acting and looking; "
         "both after a keypress are compared with our capture taken the same way (the page's "
         "own work after the input slows Chrome's capture too). Back to back, a call may still "
         "share the machine with work the one before left (its browser's, or our read of the page "
