@@ -551,3 +551,29 @@ def test_a_toggle_keeps_its_selector_when_its_state_changes(
     name, selector, on, off = asyncio.run(go())
     assert "(unchecked)" in name and "unchecked" not in selector, selector
     assert on and off
+
+
+def test_the_look_right_after_a_click_reuses_a_read_that_shows_the_click(
+    appbrowser: HeadlessBrowser, site: str
+) -> None:
+    """ag-grid selects a row at the click on its checkbox and renames the box "… (checked)". The
+    page reads its labels again after the click (while the click waits for a navigation to
+    start, page/discover.js readAhead, or once it is quiet), so the annotated screenshot right
+    after the click reuses a read instead of reading the grid beside its capture: one made after
+    the click, which names the box as checked. (tests/e2e/test_interact.py shows the read made
+    while an action waits on its own.)"""
+
+    async def go() -> tuple[dict[str, Any], dict[str, Any]]:
+        async with await BusClient.connect(runtime_dir=appbrowser.runtime_dir) as c:
+            await load(c, f"{site}/grid.html", READY["grid"])
+            shot = await shoot(c)
+            box = next(a for a in shot["annotations"] if "row selection" in a["name"])
+            act = {"action": "click", "label": box["label"], "screenshot_id": shot["screenshot_id"]}
+            await c.request("interact", act, timeout=30)
+            return box, await shoot(c)
+
+    box, after = asyncio.run(go())
+    assert "(unchecked)" in box["name"], box["name"]
+    now = next(a for a in after["annotations"] if a["selector"] == box["selector"])
+    assert "(checked)" in now["name"] and "(unchecked)" not in now["name"], now["name"]
+    assert after["timings"]["labels_reused"] == 1

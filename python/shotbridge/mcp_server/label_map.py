@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from json.encoder import encode_basestring  # json.dumps(str, ensure_ascii=False), minus its setup
 from typing import Any
 
 NAME_MAX = 60
@@ -23,7 +24,7 @@ NAMED_LOCATORS = ("getByRole(", "getByLabel(", "getByTestId(", "getByText(", "ge
 def quoted(text: str, limit: int = NAME_MAX) -> str:
     """Page text as a JSON string literal, cut to ``limit`` characters."""
     text = " ".join(str(text).split())
-    return json.dumps(text if len(text) <= limit else text[: limit - 1] + "…", ensure_ascii=False)
+    return encode_basestring(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 def compact_map(mapping: dict[str, Any]) -> str:
@@ -92,8 +93,13 @@ def _line(a: dict[str, Any], scale: float, nth: str) -> str:
     if not name or not str(a.get("locator", "")).startswith(NAMED_LOCATORS):
         selector = str(a.get("selector", ""))
         if selector and len(selector) <= SELECTOR_MAX:
-            parts.append(f"css={json.dumps(selector, ensure_ascii=False)}")
+            parts.append(f"css={encode_basestring(selector)}")
     return " ".join(parts)
+
+
+def _json_scalar(value: str | int | float) -> str:
+    """A state's value as JSON: strings quoted as names are, numbers as JSON writes them."""
+    return encode_basestring(value) if isinstance(value, str) else json.dumps(value)
 
 
 def _state_words(state: dict[str, Any]) -> list[str]:
@@ -106,5 +112,5 @@ def _state_words(state: dict[str, Any]) -> list[str]:
         elif value is False and opposite.get(key):
             words.append(opposite[key])
         elif isinstance(value, str | int | float) and not isinstance(value, bool):
-            words.append(f"{key}={json.dumps(value, ensure_ascii=False)}")
+            words.append(f"{key}={_json_scalar(value)}")
     return words

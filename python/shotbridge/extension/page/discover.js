@@ -454,8 +454,8 @@
   const AFTER_PROBE_MS = 5;
 
   /**
-   * Resolves once a capture asked for at the same time is past its frame: AFTER_PROBE_MS after its
-   * probe (page/probe.js), or at its probe after the pixels if that comes first. Chrome's capture
+   * Resolves once a capture asked for at the same time is past its frame: AFTER_PROBE_MS after the
+   * end of its probe (page/probe.js), or at its probe after the pixels if that comes first. Chrome's capture
    * needs this thread for its frame. Bounded: a capture that never probes (250 ms). The read then
    * runs in a task of its own, so a probe's answer does not wait for it.
    * @returns {Promise<void>}

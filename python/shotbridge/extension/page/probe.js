@@ -39,7 +39,7 @@
   L.captureInFlight = false;
   /** @type {(Document | ShadowRoot)[] | null} the document's roots its probe walked, until the capture is done */
   L.captureRoots = null;
-  /** Call `fn` at the next probe before a capture. @param {() => void} fn */
+  /** Call `fn` at the end of the next probe before a capture. @param {() => void} fn */
   L.whenCaptureProbed = (fn) => probeWaiters.push(fn);
   /** Call `fn` at the next probe after a capture's pixels (or its end). @param {() => void} fn */
   L.whenCaptureDone = (fn) => doneWaiters.push(fn);
@@ -449,8 +449,21 @@
    */
   L.probe = (args) => {
     const began = performance.now();
-    if (args && args.freeze) captureProbed();
     if (args && args.thaw) captureDone();
+    try {
+      return probeNow(args, began);
+    } finally {
+      // At its end: a read waiting for this probe counts its delay from here, so a long probe
+      // (a moving secret swept) does not leave the read to start just as Chrome needs the frame.
+      if (args && args.freeze) captureProbed();
+    }
+  };
+
+  /**
+   * @param {{selector?: string | null, mask_selectors?: string[], freeze?: boolean, thaw?: boolean} | undefined} args
+   * @param {number} began when the probe began (performance.now())
+   */
+  function probeNow(args, began) {
     const secret = secretSelector(args && args.mask_selectors);
     if ('error' in secret) return { isTop: window === window.top, error: secret.error };
     const isTop = window === window.top;
@@ -497,5 +510,5 @@
       ran_at: Math.round((performance.timeOrigin + began) * 10) / 10,
       ran_ms: Math.round((performance.now() - began) * 10) / 10,
     };
-  };
+  }
 })();
