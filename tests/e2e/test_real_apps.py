@@ -531,6 +531,17 @@ def test_a_dense_page_gets_more_than_100_labels_and_a_note_when_cut(
     assert any(n.startswith(note) for n in cut["notes"]), cut["notes"]
 
 
+async def click_a_row_box(c: BusClient, site: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The grid loaded, its first row's selection box clicked by label: the box's label as it
+    was, and the click (to click it again)."""
+    await load(c, f"{site}/grid.html", READY["grid"])
+    shot = await shoot(c)
+    box = next(a for a in shot["annotations"] if "row selection" in a["name"])
+    act = {"action": "click", "label": box["label"], "screenshot_id": shot["screenshot_id"]}
+    await c.request("interact", act, timeout=30)
+    return box, act
+
+
 def test_a_toggle_keeps_its_selector_when_its_state_changes(
     appbrowser: HeadlessBrowser, site: str
 ) -> None:
@@ -538,11 +549,7 @@ def test_a_toggle_keeps_its_selector_when_its_state_changes(
     # the assistant got before its first click must still reach the box for a second one.
     async def go() -> tuple[str, str, bool, bool]:
         async with await BusClient.connect(runtime_dir=appbrowser.runtime_dir) as c:
-            await load(c, f"{site}/grid.html", READY["grid"])
-            shot = await shoot(c)
-            box = next(a for a in shot["annotations"] if "row selection" in a["name"])
-            act = {"action": "click", "label": box["label"], "screenshot_id": shot["screenshot_id"]}
-            await c.request("interact", act, timeout=30)
+            box, act = await click_a_row_box(c, site)
             on = await holds(c, "document.querySelectorAll('.ag-row-selected').length === 1")
             await c.request("interact", act, timeout=30)
             off = await holds(c, "document.querySelectorAll('.ag-row-selected').length === 0")
@@ -565,11 +572,7 @@ def test_the_look_right_after_a_click_reuses_a_read_that_shows_the_click(
 
     async def go() -> tuple[dict[str, Any], dict[str, Any]]:
         async with await BusClient.connect(runtime_dir=appbrowser.runtime_dir) as c:
-            await load(c, f"{site}/grid.html", READY["grid"])
-            shot = await shoot(c)
-            box = next(a for a in shot["annotations"] if "row selection" in a["name"])
-            act = {"action": "click", "label": box["label"], "screenshot_id": shot["screenshot_id"]}
-            await c.request("interact", act, timeout=30)
+            box, _ = await click_a_row_box(c, site)
             return box, await shoot(c)
 
     box, after = asyncio.run(go())
